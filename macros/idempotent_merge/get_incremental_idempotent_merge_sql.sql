@@ -1,0 +1,56 @@
+{% macro get_incremental_idempotent_merge_sql(arg_dict) %}
+    {#-
+        The idempotent_merge incremental strategy (found by dbt's get_incremental_<name>_sql
+        lookup). Validates the configs, checks the model's new rows, then
+          - first run (no table yet, or --full-refresh): creates the table from the source
+            reduced to the newest row per key, in one statement;
+          - otherwise: computes the real changes (idempotent_merge_changes_sql) and, only if
+            there are any, applies them with one MERGE: one atomic commit, or nothing.
+        Logs one report line and returns a final SELECT of the figures as the model's main
+        statement (the work itself has been done, and committed, by then).
+    -#}
+    {%- set source = arg_dict['temp_relation'] -%}
+    {%- set target = arg_dict['target_relation'] -%}
+    {%- set existing = arg_dict.get('existing_relation') -%}
+    {%- set file_format = config.get('file_format', 'delta') -%}
+    {%- set columns = [] -%}
+    {%- set column_types = {} -%}
+    {%- for col in adapter.get_columns_in_relation(existing if existing is not none else source) -%}
+        {%- do columns.append(col.name) -%}
+        {%- do column_types.update({col.name | lower: col.dtype}) -%}
+    {%- endfor -%}
+    {%- set cfg = idempotent_merge_config(columns, column_types) -%}
+    {%- if not config.get('allow_nondeterministic_model', false) -%}
+        {%- do idempotent_merge_assert_deterministic('the model code', [model.compiled_code or '']) -%}
+    {%- endif -%}
+    {%- set source_stats = idempotent_merge_check_source(cfg, source, existing) -%}
+
+    {%- if existing is none -%}
+        {%- call statement('idempotent_merge_create') -%}
+            {{ create_table_as(False, target, idempotent_merge_newest_sql(cfg, source)) }}
+        {%- endcall -%}
+        {%- set stats = idempotent_merge_report(cfg, target, file_format, source_stats, {'insert': source_stats.source_keys}) -%}
+    {%- else -%}
+        {%- set changes = target.identifier ~ '__dbt_changes' -%}
+        {%- call statement('idempotent_merge_changes') -%}
+            create or replace temporary view {{ changes }} as
+            {{ idempotent_merge_changes_sql(cfg, source, target) }}
+        {%- endcall -%}
+        {%- set planned = {} -%}
+        {%- for row in run_query('select dbt_im_op, count(*) as n from ' ~ changes ~ ' group by dbt_im_op').rows -%}
+            {%- do planned.update({row['dbt_im_op']: row['n']}) -%}
+        {%- endfor -%}
+        {%- if planned -%}
+            {%- call statement('idempotent_merge') -%}
+                {{ idempotent_merge_sql(cfg, changes, target) }}
+            {%- endcall -%}
+        {%- endif -%}
+        {%- do run_query('drop view if exists ' ~ changes) -%}
+        {%- set stats = idempotent_merge_report(cfg, target, file_format, source_stats, planned or none) -%}
+    {%- endif -%}
+    select
+        {{ stats.inserted }} as rows_inserted,
+        {{ stats.updated }} as rows_updated,
+        {{ stats.deleted }} as rows_deleted,
+        {{ stats.skipped }} as rows_skipped
+{% endmacro %}

@@ -1,0 +1,85 @@
+{% macro idempotent_merge_changes_sql(cfg, source, target) %}
+    {#-
+        The real changes the merge must apply, one row per key, with dbt_im_op:
+          'insert'  the key is not in the table;
+          'update'  the key is in the table and the source row wins: strictly newer
+                    version_column / batch_column, and (skip_unchanged) some compared column
+                    differs, null-safely;
+          'delete'  delete_missing_in_interval: a table row inside the interval whose key the
+                    source lacks (a delete marker carrying only the key).
+        Source rows that are stale or unchanged are left out. This is why a retry costs
+        nothing: when the result is empty no MERGE runs at all, and otherwise the MERGE only
+        matches the target rows that really change, so copy-on-write rewrites only their files.
+        A bare WHEN NOT MATCHED BY SOURCE clause would instead make Delta and Iceberg scan and
+        rewrite every file of the table on every run, a no-op retry included.
+    -#}
+    {%- set keys = cfg.unique_key -%}
+    {%- set scope = cfg.predicates | list -%}
+    {%- if cfg.interval_in_key -%}
+        {%- do scope.append(in_interval('target.' ~ cfg.interval_column, cfg.interval_type)) -%}
+    {%- endif -%}
+    {%- set conditions = [] -%}
+    {%- if cfg.batch_column -%}
+        {%- do conditions.append('source.' ~ cfg.batch_column ~ ' > target.' ~ cfg.batch_column) -%}
+    {%- else -%}
+        {%- if cfg.version_column -%}
+            {%- do conditions.append('source.' ~ cfg.version_column ~ ' > target.' ~ cfg.version_column) -%}
+        {%- endif -%}
+        {%- if cfg.skip_unchanged -%}
+            {%- set same = [] -%}
+            {%- for c in cfg.compare_columns -%}{%- do same.append('source.' ~ c ~ ' <=> target.' ~ c) -%}{%- endfor -%}
+            {%- do conditions.append(('not (' ~ (same | join(' and ')) ~ ')') if same else 'false') -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- set key_set = keys | map('lower') | list -%}
+    with source_newest as (
+        {{ idempotent_merge_newest_sql(cfg, source) | indent(8) }}
+    ),
+
+    target_in_scope as (
+        select
+            {{ cfg.columns | join(', ') }},
+            true as dbt_im_exists
+        from {{ target }} as target
+        {%- if scope %}
+        where {{ scope | join(' and ') }}
+        {%- endif %}
+    ),
+
+    upserts as (
+        select
+            {%- for c in cfg.columns %}
+            source.{{ c }},
+            {%- endfor %}
+            case when target.dbt_im_exists then 'update' else 'insert' end as dbt_im_op
+        from source_newest as source
+        left join target_in_scope as target
+            on {{ idempotent_merge_key_match(keys, 'target', 'source') }}
+        where target.dbt_im_exists is null
+            {%- if conditions %}
+            or ({{ conditions | join(' and ') }})
+            {%- else %}
+            or true
+            {%- endif %}
+    ){%- if cfg.delete_missing -%},
+
+    deletes as (
+        select distinct
+            {%- for c in cfg.columns %}
+            {{ ('target.' ~ c) if (c | lower) in key_set else 'null' }} as {{ c }},
+            {%- endfor %}
+            'delete' as dbt_im_op
+        from target_in_scope as target
+        left anti join source_newest as source
+            on {{ idempotent_merge_key_match(keys, 'target', 'source') }}
+        where {{ in_interval('target.' ~ cfg.interval_column, cfg.interval_type) }}
+    )
+
+    select * from upserts
+    union all
+    select * from deletes
+    {%- else %}
+
+    select * from upserts
+    {%- endif %}
+{% endmacro %}

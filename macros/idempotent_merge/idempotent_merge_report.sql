@@ -1,0 +1,54 @@
+{% macro idempotent_merge_report(cfg, target, file_format, source_stats, planned) %}
+    {#-
+        Log one line for the model: rows inserted, updated and deleted as the table format
+        recorded them (Delta DESCRIBE HISTORY operationMetrics, Iceberg snapshot summary),
+        source rows skipped as stale or unchanged, and the table version or snapshot.
+        planned: {'insert': n, 'update': n, 'delete': n} from the change set, or none when no
+        MERGE ran. Returns the figures as a dict.
+    -#}
+    {%- set stats = {'inserted': 0, 'updated': 0, 'deleted': 0, 'files_added': 0, 'files_removed': 0, 'version': 'unchanged'} -%}
+    {%- if planned is not none -%}
+        {%- if file_format == 'iceberg' -%}
+            {%- set snap = run_query(
+                "select cast(snapshot_id as string) as snapshot_id,"
+                ~ " coalesce(summary['added-data-files'], '0') as files_added,"
+                ~ " coalesce(summary['deleted-data-files'], '0') as files_removed"
+                ~ " from " ~ target ~ ".snapshots order by committed_at desc limit 1").rows[0] -%}
+            {#- Iceberg's summary counts an updated row as a deleted and an added record (plus the untouched rows a copy-on-write rewrite carries), so the row figures come from the change set and the files from the summary -#}
+            {%- do stats.update({
+                'inserted': planned.get('insert', 0),
+                'updated': planned.get('update', 0),
+                'deleted': planned.get('delete', 0),
+                'files_added': snap['files_added'] | int,
+                'files_removed': snap['files_removed'] | int,
+                'version': 'snapshot ' ~ snap['snapshot_id'],
+            }) -%}
+        {%- else -%}
+            {%- set h = run_query('describe history ' ~ target ~ ' limit 1').rows[0] -%}
+            {%- set m = fromjson(h['operationMetrics']) if h['operationMetrics'] is string else h['operationMetrics'] -%}
+            {%- set merged = 'numTargetRowsInserted' in m -%}
+            {%- do stats.update({
+                'inserted': (m.get('numTargetRowsInserted') if merged else m.get('numOutputRows', 0)) | int,
+                'updated': m.get('numTargetRowsUpdated', 0) | int,
+                'deleted': m.get('numTargetRowsDeleted', 0) | int,
+                'files_added': (m.get('numTargetFilesAdded') if merged else m.get('numFiles', 0)) | int,
+                'files_removed': m.get('numTargetFilesRemoved', 0) | int,
+                'version': 'version ' ~ h['version'],
+            }) -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- set applied = (planned or {}).get('insert', 0) + (planned or {}).get('update', 0) -%}
+    {%- do stats.update({
+        'skipped': source_stats.source_keys - applied,
+        'reduced': source_stats.source_rows - source_stats.source_keys,
+    }) -%}
+    {%- set b = interval_bounds() if cfg.interval_column else none -%}
+    {{ log(
+        'idempotent_merge ' ~ target
+        ~ (' [' ~ b.start.isoformat() ~ ', ' ~ b.end.isoformat() ~ ')' if b else '')
+        ~ ': ' ~ stats.inserted ~ ' inserted, ' ~ stats.updated ~ ' updated, ' ~ stats.deleted ~ ' deleted, '
+        ~ stats.skipped ~ ' skipped as stale or unchanged, ' ~ stats.reduced ~ ' older duplicates reduced; '
+        ~ file_format ~ ' ' ~ stats.version ~ ' (data files +' ~ stats.files_added ~ ' -' ~ stats.files_removed ~ ')',
+        info=True) }}
+    {{ return(stats) }}
+{% endmacro %}

@@ -1,0 +1,41 @@
+"""Run a compiled dbt Python model inside the SparkSession the SQL statements use.
+
+Stock dbt-spark submits Python models only to Databricks clusters. With ``method: session``
+the SQL side already runs in an in-process SparkSession; this helper executes the compiled
+model code (which ends with dbt-spark's own ``saveAsTable``) against that same session, so
+SQL and Python models share one JVM, one catalog and one set of table-format extensions.
+"""
+
+from typing import Any
+
+from dbt.adapters.base import PythonJobHelper
+from dbt.adapters.spark.connections import SparkConnectionMethod
+from dbt_common.exceptions import DbtRuntimeError
+
+
+def active_session(server_side_parameters: dict[str, Any]) -> Any:
+    """The SparkSession dbt-spark's session cursor uses (built the same way, so the same one)."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in server_side_parameters.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+class SessionPythonJobHelper(PythonJobHelper):
+    def __init__(self, parsed_model: dict, credentials: Any) -> None:
+        self.model_name = f"{parsed_model['schema']}.{parsed_model['alias']}"
+        self.credentials = credentials
+        if credentials.method != SparkConnectionMethod.SESSION:
+            msg = (
+                f"Python model {self.model_name}: submission_method 'session' needs a target "
+                f"with method: session, but this target uses method: {credentials.method}. "
+                "Run Python models on the local, local_iceberg or cluster targets."
+            )
+            raise DbtRuntimeError(msg)
+
+    def submit(self, compiled_code: str) -> None:
+        spark = active_session(self.credentials.server_side_parameters)
+        code = compile(compiled_code, f"<dbt python model {self.model_name}>", "exec")
+        exec(code, {"spark": spark, "__name__": "__dbt_python_model__"})  # noqa: S102
