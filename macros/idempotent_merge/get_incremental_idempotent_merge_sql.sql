@@ -20,6 +20,12 @@
         {%- do column_types.update({col.name | lower: col.dtype}) -%}
     {%- endfor -%}
     {%- set cfg = idempotent_merge_config(columns, column_types) -%}
+    {%- if cfg.interval_column and cfg.interval_type == 'date' and not interval_is_whole_days() -%}
+        {%- if source.schema -%}
+            {%- do run_query('drop table if exists ' ~ source) -%}
+        {%- endif -%}
+        {%- do in_interval(cfg.interval_column, 'date') -%}
+    {%- endif -%}
     {%- if not config.get('allow_nondeterministic_model', false) -%}
         {%- do idempotent_merge_assert_deterministic('the model code', [model.compiled_code or '']) -%}
     {%- endif -%}

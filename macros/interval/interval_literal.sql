@@ -7,9 +7,9 @@
     -#}
     {%- set value = interval_bounds()[bound] -%}
     {%- if data_type | lower == 'date' -%}
-        {%- if value.hour or value.minute or value.second or value.microsecond -%}
+        {%- if not interval_is_whole_days() -%}
             {% set msg %}
-{{ model.unique_id }}: data_interval_{{ bound }} = {{ value.isoformat() }} is not at midnight UTC, but the interval column is a DATE.
+{{ model.unique_id }}: the interval [{{ interval_bounds().start.isoformat() }}, {{ interval_bounds().end.isoformat() }}) does not start and end at midnight UTC, but the interval column is a DATE.
 A DATE column can only be reconciled by whole days: pass dates such as 2026-10-03, or timestamps at 00:00:00Z.
             {% endset %}
             {{ exceptions.raise_compiler_error(msg) }}

@@ -35,10 +35,11 @@ def run_dbt(
     target: str = "local",
     variables: dict[str, Any] | None = None,
     expect_pass: bool = True,
+    project_dir: Path = PROJECT_DIR,
 ) -> dbtRunnerResult:
-    """Invoke dbt like the CLI would, from the project directory, and check the outcome."""
+    """Invoke dbt like the CLI would, on project_dir, and check the outcome."""
     configure_environment()
-    full = [*args, "--project-dir", str(PROJECT_DIR), "--target", target]
+    full = [*args, "--project-dir", str(project_dir), "--target", target]
     if variables is not None:
         full += ["--vars", json.dumps(variables)]
     result = dbtRunner().invoke(full)

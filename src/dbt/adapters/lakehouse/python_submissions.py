@@ -8,9 +8,10 @@ SQL and Python models share one JVM, one catalog and one set of table-format ext
 
 from typing import Any
 
+from dbt_common.exceptions import DbtRuntimeError
+
 from dbt.adapters.base import PythonJobHelper
 from dbt.adapters.spark.connections import SparkConnectionMethod
-from dbt_common.exceptions import DbtRuntimeError
 
 
 def active_session(server_side_parameters: dict[str, Any]) -> Any:

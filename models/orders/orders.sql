@@ -1,0 +1,39 @@
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='idempotent_merge',
+        unique_key='order_id',
+        version_column='updated_at',
+    )
+}}
+
+with
+
+order_change_lines as (
+
+    select * from {{ ref('stg_order_change_lines') }}
+
+),
+
+accepted_changes as (
+
+    select
+        order_id,
+        customer_id,
+        status,
+        amount,
+        currency,
+        ordered_at,
+        updated_at
+    from order_change_lines
+    where rejection_reason is null
+
+),
+
+final as (
+
+    select * from accepted_changes
+
+)
+
+select * from final

@@ -1,0 +1,39 @@
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='idempotent_merge',
+        unique_key=['source_file', 'line_number'],
+        interval_column='file_date',
+        delete_missing_in_interval=true,
+        allow_empty_interval=true,
+    )
+}}
+
+with
+
+order_change_lines as (
+
+    select * from {{ ref('stg_order_change_lines') }}
+
+),
+
+rejected_lines as (
+
+    select
+        source_file,
+        file_date,
+        line_number,
+        raw_line,
+        rejection_reason
+    from order_change_lines
+    where rejection_reason is not null
+
+),
+
+final as (
+
+    select * from rejected_lines
+
+)
+
+select * from final

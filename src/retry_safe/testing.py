@@ -1,0 +1,39 @@
+"""A throwaway dbt project that uses this project's macros, for functional tests.
+
+Like dbt's adapter functional tests (`dbt.tests.util`): a test writes its models as strings,
+runs dbt on them twice or more, then compares relations; the project's macros are linked in,
+so the strategy under test is the real one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from retry_safe.project import PROJECT_DIR
+
+DBT_PROJECT = """\
+name: scratch
+version: "1.0"
+config-version: 2
+profile: retry_safe
+model-paths: ["models"]
+macro-paths: ["macros"]
+flags:
+  require_explicit_package_overrides_for_builtin_materializations: false
+models:
+  scratch:
+    +file_format: "{{ 'iceberg' if 'iceberg' in target.name else 'delta' }}"
+"""
+
+
+def write_project(root: Path, models: dict[str, str]) -> Path:
+    """Create a project under root with the given models (file name -> code)."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "dbt_project.yml").write_text(DBT_PROJECT)
+    (root / "models").mkdir(exist_ok=True)
+    macros = root / "macros"
+    if not macros.exists():
+        macros.symlink_to(PROJECT_DIR / "macros", target_is_directory=True)
+    for name, code in models.items():
+        (root / "models" / name).write_text(code)
+    return root

@@ -1,0 +1,72 @@
+"""Shared fixtures: one SparkSession per pytest process, one schema per test.
+
+The process runs against one target (--target local | local_iceberg); `make test` runs the
+suite once per target, each in its own process (a JVM can hold either Delta's or Iceberg's
+session catalog, not both).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import pytest
+
+from retry_safe.project import configure_environment
+
+_schema_numbers = itertools.count(1)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--target",
+        default=os.environ.get("DBT_TARGET", "local"),
+        help="dbt target to run against: local (Delta) or local_iceberg (Iceberg)",
+    )
+
+
+@pytest.fixture(scope="session")
+def target(request: pytest.FixtureRequest) -> str:
+    return request.config.getoption("--target")
+
+
+@pytest.fixture(scope="session")
+def table_format(target: str) -> str:
+    return "iceberg" if "iceberg" in target else "delta"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def lakehouse_home(tmp_path_factory: pytest.TempPathFactory, target: str) -> Path:
+    """A fresh warehouse and metastore for this process, outside the project."""
+    home = tmp_path_factory.mktemp(f"lakehouse_{target}")
+    configure_environment(home)
+    return home
+
+
+@pytest.fixture
+def schema(request: pytest.FixtureRequest) -> str:
+    """A schema of its own for each test: tests never see each other's tables."""
+    name = f"t{next(_schema_numbers):03d}_{request.node.name[:40]}"
+    name = "".join(c if c.isalnum() else "_" for c in name).lower()
+    previous = os.environ.get("LAKEHOUSE_SCHEMA")
+    os.environ["LAKEHOUSE_SCHEMA"] = name
+    yield name
+    if previous is None:
+        os.environ.pop("LAKEHOUSE_SCHEMA", None)
+    else:
+        os.environ["LAKEHOUSE_SCHEMA"] = previous
+
+
+@pytest.fixture(scope="session")
+def spark(target: str):
+    """The SparkSession dbt's session method created (started on first use by a dbt run)."""
+    from pyspark.sql import SparkSession
+
+    from retry_safe.project import run_dbt
+
+    session = SparkSession.getActiveSession()
+    if session is None:
+        run_dbt(["debug"], target=target)
+        session = SparkSession.builder.getOrCreate()
+    return session

@@ -1,0 +1,91 @@
+"""Reference document 003: a version-guarded merge, and an additive one applied exactly once."""
+
+from __future__ import annotations
+
+from retry_safe.project import interval_vars, run_dbt
+from retry_safe.tables import rows
+
+DAY_1 = interval_vars("2026-11-01", "2026-11-02")
+DAY_2 = interval_vars("2026-11-02", "2026-11-03")
+DAY_3 = interval_vars("2026-11-03", "2026-11-04")
+COLUMNS = ["id", "name", "balance", "version", "is_deleted"]
+START = [(1, "Ada", 100, 1, False), (2, "Ben", 200, 2, False), (3, "Cyd", 300, 1, False)]
+
+
+def test_versioned_batch_applied_twice_leaves_the_same_rows(spark, target, schema):
+    run_dbt(["seed", "--select", "customer_versions"], target)
+    run_dbt(["run", "--select", "customer_balances_versioned"], target, DAY_1)
+    assert rows(spark, f"{schema}.customer_balances_versioned", COLUMNS) == START
+    for _ in range(2):
+        run_dbt(["run", "--select", "customer_balances_versioned"], target, DAY_2)
+        assert rows(spark, f"{schema}.customer_balances_versioned", COLUMNS) == [
+            (1, "Ada", 100, 1, False),
+            (2, "Ben", 250, 3, False),
+            (3, "Cyd", 300, 1, False),
+            (4, "Dan", 400, 1, False),
+        ]
+
+
+def test_the_documents_naive_additive_merge_applies_twice(spark, schema, table_format):
+    spark.sql(f"create schema if not exists {schema}")
+    table = f"{schema}.repeat_increment"
+    spark.sql(
+        f"create table {table} (id bigint, name string, balance bigint, version bigint, "
+        f"is_deleted boolean) using {table_format}"
+    )
+    spark.sql(
+        f"insert into {table} values (1, 'Ada', 100, 1, false), (2, 'Ben', 200, 2, false), (3, 'Cyd', 300, 1, false)"
+    )
+    naive = (
+        f"merge into {table} as t using (select 2 as id, 'Ben' as name, 25 as balance, 3 as version, "
+        "false as is_deleted) as s on t.id = s.id when matched then update set balance = t.balance + s.balance"
+    )
+    spark.sql(naive)
+    assert rows(spark, table, COLUMNS) == [START[0], (2, "Ben", 225, 2, False), START[2]]
+    spark.sql(naive)
+    assert rows(spark, table, COLUMNS) == [START[0], (2, "Ben", 250, 2, False), START[2]]
+
+
+def test_batch_guarded_additive_merge_applies_each_batch_once(spark, target, schema):
+    run_dbt(["seed", "--select", "customer_balance_batches"], target)
+    model = ["run", "--select", "customer_balances_additive"]
+    run_dbt(model, target, DAY_1)
+    assert rows(spark, f"{schema}.customer_balances_additive", COLUMNS) == START
+    for variables in (DAY_2, DAY_2, DAY_1, DAY_2):
+        run_dbt(model, target, variables)
+        assert rows(spark, f"{schema}.customer_balances_additive", COLUMNS) == [
+            START[0],
+            (2, "Ben", 225, 2, False),
+            START[2],
+        ]
+
+
+def test_amount_10_gives_210_then_220_only_with_a_new_batch(spark, target, schema):
+    run_dbt(["seed", "--select", "customer_balance_batches"], target)
+    spark.sql(f"update {schema}.customer_balance_batches set amount = 10 where batch_id = 2")
+    model = ["run", "--select", "customer_balances_additive"]
+    relation = f"{schema}.customer_balances_additive"
+    run_dbt(model, target, DAY_1)
+    run_dbt(model, target, DAY_2)
+    assert rows(spark, relation, ["id", "balance", "batch_id"]) == [
+        (1, 100, 1),
+        (2, 210, 2),
+        (3, 300, 1),
+    ]
+    run_dbt(model, target, DAY_2)
+    assert rows(spark, relation, ["id", "balance", "batch_id"]) == [
+        (1, 100, 1),
+        (2, 210, 2),
+        (3, 300, 1),
+    ]
+    spark.sql(
+        f"insert into {schema}.customer_balance_batches values "
+        "(3, date'2026-11-03', 2, 'Ben', 10, 3, false)"
+    )
+    run_dbt(model, target, DAY_3)
+    run_dbt(model, target, DAY_3)
+    assert rows(spark, relation, ["id", "balance", "batch_id"]) == [
+        (1, 100, 1),
+        (2, 220, 3),
+        (3, 300, 1),
+    ]

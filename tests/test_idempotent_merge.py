@@ -1,0 +1,256 @@
+"""The idempotent_merge strategy on its own: functional tests on a scratch project.
+
+Each test writes its model(s), fills a source table through Spark, runs dbt in-process and
+compares the whole table with rows written out here by hand.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from retry_safe.project import interval_vars, run_dbt
+from retry_safe.tables import commit_count, rows
+from retry_safe.testing import write_project
+
+T0, T1, T2, T3 = (datetime(2026, 10, d, 9, 0) for d in (1, 2, 3, 4))
+SOURCE_COLUMNS = "id bigint, part string, name string, amount bigint, updated_at timestamp"
+COLUMNS = ["id", "part", "name", "amount", "updated_at"]
+
+
+def versioned_model(**config: object) -> str:
+    settings = {
+        "materialized": "'incremental'",
+        "incremental_strategy": "'idempotent_merge'",
+        "unique_key": "['id', 'part']",
+        "version_column": "'updated_at'",
+        **{
+            k: repr(v) if not isinstance(v, str) or not v.startswith("@") else v[1:]
+            for k, v in config.items()
+        },
+    }
+    body = ",\n        ".join(f"{k}={v}" for k, v in settings.items())
+    return (
+        "{{\n    config(\n        " + body + ",\n    )\n}}\n\n"
+        "select * from {{ target.schema }}.src\n"
+    )
+
+
+def fill_source(spark, schema: str, table_format: str, values: list[tuple]) -> None:
+    spark.sql(f"drop table if exists {schema}.src")
+    spark.sql(f"create table {schema}.src ({SOURCE_COLUMNS}) using {table_format}")
+    if values:
+        frame = spark.createDataFrame(values, SOURCE_COLUMNS)
+        frame.writeTo(f"{schema}.src").append()
+
+
+def failure_text(result) -> str:
+    if result.exception is not None:
+        return str(result.exception)
+    return " ".join(str(r.message) for r in result.result.results)
+
+
+@pytest.fixture
+def project(tmp_path):
+    def make(**models: str):
+        return write_project(tmp_path / "project", {f"{k}.sql": v for k, v in models.items()})
+
+    return make
+
+
+def test_newest_row_wins_and_an_older_row_never_overwrites(
+    spark, target, schema, table_format, project
+):
+    root = project(merged=versioned_model(allow_null_keys=True))
+    spark.sql(f"create schema if not exists {schema}")
+    fill_source(
+        spark,
+        schema,
+        table_format,
+        [
+            (1, "a", "x0", 5, T0),
+            (1, "a", "x1", 10, T1),  # newer change of the same key, same file
+            (2, None, "y", 20, T0),  # NULL key part, allowed by allow_null_keys
+        ],
+    )
+    run_dbt(["run"], target, project_dir=root)
+    relation = f"{schema}.merged"
+    assert rows(spark, relation, COLUMNS, ["id"]) == [
+        (1, "a", "x1", 10, T1),
+        (2, None, "y", 20, T0),
+    ]
+    before = commit_count(spark, relation, table_format)
+
+    run_dbt(["run"], target, project_dir=root)  # the retry: nothing to do, nothing committed
+    assert commit_count(spark, relation, table_format) == before
+
+    fill_source(
+        spark,
+        schema,
+        table_format,
+        [
+            (1, "a", "stale", 1, T0),  # older than the table's row: ignored
+            (2, None, "y2", 21, T2),  # newer, matched null-safely: updated, not inserted again
+            (3, "c", "z", 30, T1),
+        ],
+    )
+    run_dbt(["run"], target, project_dir=root)
+    assert rows(spark, relation, COLUMNS, ["id"]) == [
+        (1, "a", "x1", 10, T1),
+        (2, None, "y2", 21, T2),
+        (3, "c", "z", 30, T1),
+    ]
+    run_dbt(["run"], target, project_dir=root)
+    assert rows(spark, relation, COLUMNS, ["id"]) == [
+        (1, "a", "x1", 10, T1),
+        (2, None, "y2", 21, T2),
+        (3, "c", "z", 30, T1),
+    ]
+
+
+def test_unchanged_rows_are_not_rewritten(spark, target, schema, table_format, project):
+    root = project(merged=versioned_model(version_column=None))
+    spark.sql(f"create schema if not exists {schema}")
+    values = [(1, "a", "x", 1, T0), (2, "b", "y", 2, T0)]
+    fill_source(spark, schema, table_format, values)
+    run_dbt(["run"], target, project_dir=root)
+    relation = f"{schema}.merged"
+    before = commit_count(spark, relation, table_format)
+    run_dbt(["run"], target, project_dir=root)
+    assert commit_count(spark, relation, table_format) == before
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0), (2, "b", "y-changed", 2, T0)])
+    run_dbt(["run"], target, project_dir=root)
+    assert commit_count(spark, relation, table_format) == before + 1
+    assert rows(spark, relation, COLUMNS, ["id"]) == [
+        (1, "a", "x", 1, T0),
+        (2, "b", "y-changed", 2, T0),
+    ]
+
+
+def test_equal_versions_with_different_values_are_refused(
+    spark, target, schema, table_format, project
+):
+    root = project(merged=versioned_model())
+    spark.sql(f"create schema if not exists {schema}")
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0)])
+    run_dbt(["run"], target, project_dir=root)
+    before = commit_count(spark, f"{schema}.merged", table_format)
+    fill_source(
+        spark,
+        schema,
+        table_format,
+        [(1, "a", "p", 1, T1), (1, "a", "q", 2, T1), (2, "b", "ok", 3, T1)],
+    )
+    text = failure_text(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    assert "id=1, part=a, updated_at=2026-10-02 09:00:00: 2 different rows" in text
+    assert "tie_break_column" in text
+    assert "nothing was written" in text
+    assert rows(spark, f"{schema}.merged", COLUMNS, ["id"]) == [(1, "a", "x", 1, T0)]
+    assert commit_count(spark, f"{schema}.merged", table_format) == before
+
+    tie_broken = project(merged=versioned_model(tie_break_column="amount"))
+    run_dbt(["run"], target, project_dir=tie_broken)
+    assert rows(spark, f"{schema}.merged", COLUMNS, ["id"]) == [
+        (1, "a", "q", 2, T1),
+        (2, "b", "ok", 3, T1),
+    ]
+
+
+def test_null_key_is_refused_by_default(spark, target, schema, table_format, project):
+    root = project(merged=versioned_model())
+    spark.sql(f"create schema if not exists {schema}")
+    fill_source(spark, schema, table_format, [(1, None, "x", 1, T0)])
+    text = failure_text(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    assert "model.scratch.merged" in text
+    assert "1 source row(s) have a NULL in the key (id, part)" in text
+    assert "allow_null_keys" in text
+    assert not spark.catalog.tableExists(f"{schema}.merged")
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        (
+            {"unique_key": "@['id', 'uuid()']"},
+            "unique_key uses the non-deterministic function uuid()",
+        ),
+        (
+            {
+                "incremental_predicates": "@['target.updated_at > current_timestamp() - interval 1 day']"
+            },
+            "incremental_predicates uses the non-deterministic function current_timestamp()",
+        ),
+        ({"unique_key": "@['id', 'lower(part)']"}, "is not a column name"),
+        (
+            {"delete_missing_in_interval": True},
+            "delete_missing_in_interval: true needs interval_column",
+        ),
+        (
+            {"merge_update_expressions": {"amount": "target.amount + source.amount"}},
+            "Set batch_column to a column holding the batch id",
+        ),
+        ({"version_column": "changed_at"}, 'version_column names the column "changed_at"'),
+    ],
+)
+def test_bad_configs_fail_before_anything_is_written(
+    spark, target, schema, table_format, project, config, expected
+):
+    root = project(merged=versioned_model(**config))
+    spark.sql(f"create schema if not exists {schema}")
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0)])
+    text = failure_text(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    assert "model.scratch.merged" in text
+    assert expected in text
+    assert not spark.catalog.tableExists(f"{schema}.merged")
+
+
+def test_nondeterministic_model_code_is_refused(spark, target, schema, table_format, project):
+    code = versioned_model().replace(
+        "select * from {{ target.schema }}.src",
+        "select id, part, name, amount, current_timestamp() as updated_at from {{ target.schema }}.src",
+    )
+    root = project(merged=code)
+    spark.sql(f"create schema if not exists {schema}")
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0)])
+    text = failure_text(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    assert "the model code uses the non-deterministic function current_timestamp()" in text
+
+
+def test_interval_reconciliation_on_a_timestamp_column(
+    spark, target, schema, table_format, project
+):
+    model = versioned_model(
+        unique_key="id",
+        interval_column="updated_at",
+        delete_missing_in_interval=True,
+    ).replace(
+        "select * from {{ target.schema }}.src",
+        "select * from {{ target.schema }}.src where {{ in_interval('updated_at') }}",
+    )
+    root = project(merged=model)
+    spark.sql(f"create schema if not exists {schema}")
+    fill_source(
+        spark,
+        schema,
+        table_format,
+        [
+            (1, "a", "x", 1, T0),
+            (2, "b", "y", 2, T1),
+            (3, "c", "z", 3, T2),
+        ],
+    )
+    everything = interval_vars("2026-10-01", "2026-10-05")
+    run_dbt(["run"], target, everything, project_dir=root)
+    # id 2 disappears upstream: reconciling Oct 2 only deletes it; ids 1 and 3 stay.
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0), (3, "c", "z", 3, T2)])
+    run_dbt(
+        ["run"],
+        target,
+        interval_vars("2026-10-02T00:00:00+00:00", "2026-10-03T02:00:00+02:00"),
+        project_dir=root,
+    )
+    assert rows(spark, f"{schema}.merged", COLUMNS, ["id"]) == [
+        (1, "a", "x", 1, T0),
+        (3, "c", "z", 3, T2),
+    ]
