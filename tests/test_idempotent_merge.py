@@ -15,6 +15,7 @@ from retry_safe.tables import commit_count, rows
 from retry_safe.testing import write_project
 
 T0, T1, T2, T3 = (datetime(2026, 10, d, 9, 0) for d in (1, 2, 3, 4))
+T1_LATER = datetime(2026, 10, 2, 23, 59, 59)
 SOURCE_COLUMNS = "id bigint, part string, name string, amount bigint, updated_at timestamp"
 COLUMNS = ["id", "part", "name", "amount", "updated_at"]
 
@@ -238,12 +239,14 @@ def test_interval_reconciliation_on_a_timestamp_column(
             (1, "a", "x", 1, T0),
             (2, "b", "y", 2, T1),
             (3, "c", "z", 3, T2),
+            (4, "d", "w", 4, T1_LATER),
         ],
     )
     everything = interval_vars("2026-10-01", "2026-10-05")
     run_dbt(["run"], target, everything, project_dir=root)
-    # id 2 disappears upstream: reconciling Oct 2 only deletes it; ids 1 and 3 stay.
-    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0), (3, "c", "z", 3, T2)])
+    # id 2 disappears upstream: reconciling Oct 2 deletes it, keeps id 4 (still sent) and
+    # never looks at ids 1 and 3, which lie outside the interval.
+    fill_source(spark, schema, table_format, [(4, "d", "w", 4, T1_LATER)])
     run_dbt(
         ["run"],
         target,
@@ -253,4 +256,5 @@ def test_interval_reconciliation_on_a_timestamp_column(
     assert rows(spark, f"{schema}.merged", COLUMNS, ["id"]) == [
         (1, "a", "x", 1, T0),
         (3, "c", "z", 3, T2),
+        (4, "d", "w", 4, T1_LATER),
     ]

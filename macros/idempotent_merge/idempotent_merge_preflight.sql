@@ -4,7 +4,7 @@
         even the staging relation): the interval vars, and, when the table exists, every
         config against its columns and the interval against the interval column's type.
     -#}
-    {%- if config.get('interval_column') or config.get('delete_missing_in_interval') -%}
+    {%- if config.get('interval_column') -%}
         {%- do interval_bounds() -%}
     {%- endif -%}
     {%- if existing is not none -%}

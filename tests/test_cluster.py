@@ -1,0 +1,34 @@
+"""The `cluster` target against a real Spark standalone master and worker on this machine."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from retry_safe.cluster import run_on_cluster, standalone_cluster
+
+# The same rows test_cart_abandonment expects on the embedded local Spark, as text.
+EXPECTED = [
+    ["2026-01-01", "P1", "Trail Shoe", "footwear", "3", "1", "2", "0.6667"],
+    ["2026-01-01", "P2", "Rain Jacket", "outerwear", "1", "0", "1", "1.0000"],
+    ["2026-01-01", "P3", "Wool Socks", "accessories", "1", "1", "0", "0.0000"],
+    ["2026-01-02", "P1", "Trail Shoe", "footwear", "2", "1", "1", "0.5000"],
+    ["2026-01-02", "P2", "Rain Jacket", "outerwear", "3", "2", "1", "0.3333"],
+    ["2026-01-03", "P1", "Trail Shoe", "footwear", "1", "1", "0", "0.0000"],
+    ["2026-01-03", "P3", "Wool Socks", "accessories", "3", "0", "3", "1.0000"],
+]
+
+
+@pytest.mark.slow
+def test_cluster_target_builds_the_same_tables_as_local(tmp_path, table_format):
+    if table_format != "delta":
+        pytest.skip("the cluster target is the Delta configuration; run once, in the Delta pass")
+    with standalone_cluster(tmp_path / "spark") as url:
+        done = run_on_cluster(url, tmp_path / "warehouse", ["retry_safe.cluster", "--cart-rows"])
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    line = next(x for x in done.stdout.splitlines() if x.startswith("CART_ROWS "))
+    result = json.loads(line.removeprefix("CART_ROWS "))
+    assert result["master"] == url
+    assert result["retail_daily_product_cart_abandonment"] == EXPECTED
+    assert result["retail_daily_product_cart_abandonment_df"] == EXPECTED
