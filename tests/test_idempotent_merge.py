@@ -258,3 +258,37 @@ def test_interval_reconciliation_on_a_timestamp_column(
         (3, "c", "z", 3, T2),
         (4, "d", "w", 4, T1_LATER),
     ]
+
+
+def test_unknown_strategy_name_fails_clearly(spark, target, schema, project):
+    root = project(
+        merged="{{ config(materialized='incremental', incremental_strategy='upsert_magic') }}\nselect 1 as id\n"
+    )
+    spark.sql(f"create schema if not exists {schema}")
+    text = failure_text(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    assert (
+        'unknown incremental_strategy "upsert_magic": no macro named get_incremental_upsert_magic_sql exists'
+        in text
+    )
+
+
+def test_a_custom_strategy_name_resolves_to_its_macro(spark, target, schema, tmp_path):
+    root = write_project(
+        tmp_path / "custom",
+        {
+            "numbers.sql": "{{ config(materialized='incremental', incremental_strategy='append_twice') }}\nselect 1 as id\n"
+        },
+        {
+            "get_incremental_append_twice_sql.sql": (
+                "{% macro get_incremental_append_twice_sql(arg_dict) %}\n"
+                "insert into {{ arg_dict['target_relation'] }}\n"
+                "select id from {{ arg_dict['temp_relation'] }}\n"
+                "union all select id + 1 from {{ arg_dict['temp_relation'] }}\n"
+                "{% endmacro %}\n"
+            )
+        },
+    )
+    spark.sql(f"create schema if not exists {schema}")
+    run_dbt(["run"], target, project_dir=root)
+    run_dbt(["run"], target, project_dir=root)
+    assert rows(spark, f"{schema}.numbers", ["id"]) == [(1,), (1,), (2,)]

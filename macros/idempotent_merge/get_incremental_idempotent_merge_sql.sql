@@ -33,7 +33,7 @@
 
     {%- if existing is none -%}
         {%- call statement('idempotent_merge_create') -%}
-            {{ create_table_as(False, target, idempotent_merge_newest_sql(cfg, source)) }}
+            {{ create_table_as(False, target, idempotent_merge_initial_sql(cfg, source, column_types)) }}
         {%- endcall -%}
         {%- set stats = idempotent_merge_report(cfg, target, file_format, source_stats, {'insert': source_stats.source_keys}) -%}
     {%- else -%}

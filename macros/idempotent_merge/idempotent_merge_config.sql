@@ -69,6 +69,11 @@
             {%- do errors.append("merge_update_expressions." ~ col ~ " = " ~ (expression | tojson) ~ " reads the target's current value, so applying the same source twice changes the row twice. Set batch_column to a column holding the batch id: each batch is then applied to a key exactly once.") -%}
         {%- endif -%}
     {%- endfor -%}
+    {%- for col, expression in insert_expressions.items() -%}
+        {%- if modules.re.search('(?i)\\btarget\\s*\\.', expression) -%}
+            {%- do errors.append("merge_insert_expressions." ~ col ~ " = " ~ (expression | tojson) ~ " reads target., but an inserted row has no target row. Use source. columns and constants only.") -%}
+        {%- endif -%}
+    {%- endfor -%}
     {%- if errors -%}
         {% set msg %}
 Model {{ who }} (incremental_strategy='idempotent_merge') is misconfigured:

@@ -112,7 +112,9 @@ def model(dbt, session):
     dbt.config(materialized="table")
     landing = Path(dbt.config.get("landing_path"))
     model_name = str(dbt.this)
-    files = change_files(model_name, landing, days_in_interval(dbt.interval.start, dbt.interval.end))
+    files = change_files(
+        model_name, landing, days_in_interval(dbt.interval.start, dbt.interval.end)
+    )
     frames = []
     for day, path in files:
         lines = numbered_lines(session, path)

@@ -36,13 +36,14 @@ def run_dbt(
     variables: dict[str, Any] | None = None,
     expect_pass: bool = True,
     project_dir: Path = PROJECT_DIR,
+    callbacks: list | None = None,
 ) -> dbtRunnerResult:
     """Invoke dbt like the CLI would, on project_dir, and check the outcome."""
     configure_environment()
     full = [*args, "--project-dir", str(project_dir), "--target", target]
     if variables is not None:
         full += ["--vars", json.dumps(variables)]
-    result = dbtRunner().invoke(full)
+    result = dbtRunner(callbacks=callbacks or []).invoke(full)
     if expect_pass and not result.success:
         raise AssertionError(f"dbt {' '.join(args)} failed: {describe_failure(result)}")
     if not expect_pass and result.success:

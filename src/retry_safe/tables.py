@@ -60,3 +60,12 @@ def commit_count(spark: Any, relation: str, table_format: str) -> int:
     if table_format == "iceberg":
         return spark.sql(f"select count(*) from {relation}.snapshots").first()[0]
     return spark.sql(f"describe history {relation}").count()
+
+
+def history(spark: Any, relation: str, table_format: str) -> list[str]:
+    """The table's commits, oldest first, as operation names (Delta) or snapshot operations."""
+    if table_format == "iceberg":
+        frame = spark.sql(f"select operation from {relation}.snapshots order by committed_at")
+    else:
+        frame = spark.sql(f"describe history {relation}").orderBy("version")
+    return [row["operation"] for row in frame.collect()]

@@ -17,7 +17,7 @@ version: "1.0"
 config-version: 2
 profile: retry_safe
 model-paths: ["models"]
-macro-paths: ["macros"]
+macro-paths: ["macros", "project_macros"]
 flags:
   require_explicit_package_overrides_for_builtin_materializations: false
 models:
@@ -26,14 +26,15 @@ models:
 """
 
 
-def write_project(root: Path, models: dict[str, str]) -> Path:
-    """Create a project under root with the given models (file name -> code)."""
+def write_project(root: Path, models: dict[str, str], macros: dict[str, str] | None = None) -> Path:
+    """Create a project under root with the given models and extra macros (file name -> code)."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "dbt_project.yml").write_text(DBT_PROJECT)
-    (root / "models").mkdir(exist_ok=True)
-    macros = root / "macros"
-    if not macros.exists():
-        macros.symlink_to(PROJECT_DIR / "macros", target_is_directory=True)
-    for name, code in models.items():
-        (root / "models" / name).write_text(code)
+    for folder, files in (("models", models), ("macros", macros or {})):
+        (root / folder).mkdir(exist_ok=True)
+        for name, code in files.items():
+            (root / folder / name).write_text(code)
+    project_macros = root / "project_macros"
+    if not project_macros.exists():
+        project_macros.symlink_to(PROJECT_DIR / "macros", target_is_directory=True)
     return root

@@ -1,0 +1,161 @@
+"""Compile-level tests: the SQL idempotent_merge renders for each combination of configs.
+
+The change-set query and the MERGE are rendered by the project's macros through
+`dbt run-operation` on a scratch project and checked for the clauses each config must (and
+must never) produce. Behaviour on real tables is proved in test_idempotent_merge.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from retry_safe.project import interval_vars, run_dbt
+from retry_safe.testing import write_project
+
+RENDER_MACRO = """\
+{% macro render_idempotent_merge(cfg) %}
+    {{ log('CHANGES<<' ~ idempotent_merge_changes_sql(cfg, 'staged', 'db.tbl') ~ '>>', info=True) }}
+    {{ log('MERGE<<' ~ idempotent_merge_sql(cfg, 'changes', 'db.tbl') ~ '>>', info=True) }}
+{% endmacro %}
+"""
+COLUMNS = ["id", "day", "name", "amount", "updated_at", "batch_id"]
+
+
+def cfg(**overrides):
+    base = {
+        "model": "model.scratch.x",
+        "columns": COLUMNS,
+        "unique_key": ["id"],
+        "version_column": None,
+        "tie_break_column": None,
+        "interval_column": None,
+        "interval_in_key": False,
+        "interval_type": "date",
+        "delete_missing": False,
+        "allow_empty_interval": False,
+        "allow_null_keys": False,
+        "skip_unchanged": True,
+        "batch_column": None,
+        "update_columns": ["day", "name", "amount", "updated_at", "batch_id"],
+        "compare_columns": ["day", "name", "amount", "updated_at", "batch_id"],
+        "update_expressions": {},
+        "insert_expressions": {},
+        "predicates": [],
+    }
+    return {**base, **overrides}
+
+
+def render(tmp_path, target, config) -> tuple[str, str]:
+    root = write_project(tmp_path / "render", {}, {"render_idempotent_merge.sql": RENDER_MACRO})
+    logged: list[str] = []
+
+    def collect(event) -> None:
+        if event.info.name == "JinjaLogInfo":
+            logged.append(event.info.msg)
+
+    run_dbt(
+        ["run-operation", "render_idempotent_merge", "--args", json.dumps({"cfg": config})],
+        target,
+        interval_vars("2026-01-01", "2026-01-02"),
+        project_dir=root,
+        callbacks=[collect],
+    )
+    text = "\n".join(logged)
+    changes = re.search(r"CHANGES<<(.*?)>>", text, re.S).group(1)
+    merge = re.search(r"MERGE<<(.*?)>>", text, re.S).group(1)
+    return " ".join(changes.split()), " ".join(merge.split())
+
+
+def assert_always(merge: str) -> None:
+    assert "not matched by source" not in merge, "a bare NOT MATCHED BY SOURCE rewrites every file"
+    assert "when matched and source.dbt_im_op = 'update'" in merge, "MATCHED clause always present"
+    assert "when not matched and source.dbt_im_op = 'insert' then insert" in merge
+    assert "on target.id <=> source.id" in merge, "null-safe key match"
+
+
+def test_plain_upsert_skips_unchanged_rows(tmp_path, target):
+    changes, merge = render(tmp_path, target, cfg())
+    assert_always(merge)
+    assert "not (source.day <=> target.day and source.name <=> target.name" in changes
+    assert "when matched and source.dbt_im_op = 'delete'" not in merge
+    assert "deletes as" not in changes
+
+
+def test_version_guard_in_change_set_and_in_merge(tmp_path, target):
+    changes, merge = render(tmp_path, target, cfg(version_column="updated_at"))
+    assert_always(merge)
+    assert "(source.updated_at > target.updated_at and not (" in changes
+    assert (
+        "when matched and source.dbt_im_op = 'update' and source.updated_at > target.updated_at then update set"
+        in merge
+    )
+    assert "order by updated_at desc" in changes
+
+
+def test_interval_in_key_bounds_the_on_clause_and_the_deletes(tmp_path, target):
+    config = cfg(
+        unique_key=["id", "day"],
+        interval_column="day",
+        interval_in_key=True,
+        delete_missing=True,
+        update_columns=["name", "amount", "updated_at", "batch_id"],
+        compare_columns=["name", "amount", "updated_at", "batch_id"],
+    )
+    changes, merge = render(tmp_path, target, config)
+    assert "target.id <=> source.id and target.day <=> source.day" in merge
+    assert "and (target.day >= date'2026-01-01' and target.day < date'2026-01-02')" in merge
+    assert "when matched and source.dbt_im_op = 'delete' then delete" in merge
+    assert "left anti join source_newest as source" in changes
+    assert "where (target.day >= date'2026-01-01' and target.day < date'2026-01-02')" in changes
+    assert "not matched by source" not in merge
+
+
+def test_interval_outside_the_key_bounds_only_the_deletes(tmp_path, target):
+    config = cfg(interval_column="day", interval_in_key=False, delete_missing=True)
+    changes, merge = render(tmp_path, target, config)
+    assert_always(merge)
+    assert "date'2026-01-01'" not in merge, "a moved key must still match: no interval in ON"
+    assert "where (target.day >= date'2026-01-01' and target.day < date'2026-01-02')" in changes
+
+
+def test_batch_guarded_additive_update(tmp_path, target):
+    config = cfg(
+        batch_column="batch_id",
+        update_columns=["amount", "batch_id"],
+        update_expressions={"amount": "target.amount + source.amount"},
+    )
+    changes, merge = render(tmp_path, target, config)
+    assert_always(merge)
+    assert "target.amount = target.amount + source.amount," in merge
+    assert "target.batch_id = source.batch_id" in merge
+    assert "and source.batch_id > target.batch_id then update set" in merge
+    assert "or (source.batch_id > target.batch_id)" in changes
+
+
+def test_insert_expressions_and_predicates(tmp_path, target):
+    config = cfg(
+        insert_expressions={"updated_at": "null"}, predicates=["target.day >= date'2025-01-01'"]
+    )
+    changes, merge = render(tmp_path, target, config)
+    assert_always(merge)
+    assert "source.amount, null, source.batch_id )" in merge
+    assert "and target.day >= date'2025-01-01'" in merge
+    assert "where target.day >= date'2025-01-01'" in changes
+
+
+@pytest.mark.parametrize("skip_unchanged", [True, False])
+def test_update_condition_without_version(tmp_path, target, skip_unchanged):
+    changes, _ = render(
+        tmp_path,
+        target,
+        cfg(skip_unchanged=skip_unchanged, compare_columns=[] if skip_unchanged else ["name"]),
+    )
+    if skip_unchanged:
+        assert "or (false)" in changes, (
+            "nothing to compare: an existing key never becomes an update"
+        )
+    else:
+        assert "or true" in changes, "skip_unchanged: false updates every matched key"
