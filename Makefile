@@ -27,7 +27,7 @@ $(STAMP): pyproject.toml requirements.lock
 install: $(STAMP)
 
 java: install
-	@$(BIN)/python -m dbt.adapters.lakehouse.java
+	@$(BIN)/python -m retry_safe.java_check
 
 demo: java
 	$(BIN)/python -m retry_safe.demo

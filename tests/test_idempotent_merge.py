@@ -292,3 +292,15 @@ def test_a_custom_strategy_name_resolves_to_its_macro(spark, target, schema, tmp
     run_dbt(["run"], target, project_dir=root)
     run_dbt(["run"], target, project_dir=root)
     assert rows(spark, f"{schema}.numbers", ["id"]) == [(1,), (1,), (2,)]
+
+
+def test_full_refresh_rebuilds_through_the_same_checks(
+    spark, target, schema, table_format, project
+):
+    root = project(merged=versioned_model())
+    spark.sql(f"create schema if not exists {schema}")
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0), (2, "b", "y", 2, T0)])
+    run_dbt(["run"], target, project_dir=root)
+    fill_source(spark, schema, table_format, [(3, "c", "old", 3, T0), (3, "c", "new", 4, T1)])
+    run_dbt(["run", "--full-refresh"], target, project_dir=root)
+    assert rows(spark, f"{schema}.merged", COLUMNS, ["id"]) == [(3, "c", "new", 4, T1)]

@@ -41,35 +41,15 @@
     {%- set rebuild = existing_relation is not none and (existing_relation.is_view or should_full_refresh()) -%}
     {%- if idempotent -%}
         {%- do idempotent_merge_preflight(none if rebuild else existing_relation) -%}
-        {%- if rebuild and not (file_format == 'delta' and existing_relation.is_delta) -%}
-            {#-- Delta replaces the table in one commit (create or replace); others drop first, as in dbt-spark --#}
-            {%- do adapter.drop_relation(existing_relation) -%}
-        {%- endif -%}
-        {%- set merge_into = none if (existing_relation is none or rebuild) else existing_relation -%}
-        {%- call statement('create_tmp_relation', language=language) -%}
-            {{ create_table_as(True, tmp_relation, compiled_code, language) }}
-        {%- endcall -%}
-        {%- if merge_into is not none -%}
-            {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
-        {%- endif -%}
-        {%- call statement('main') -%}
-            {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, merge_into, unique_key, incremental_predicates) }}
-        {%- endcall -%}
-        {%- if language == 'python' -%}
-            {%- call statement('drop_relation') -%}
-                drop table if exists {{ tmp_relation }}
-            {%- endcall -%}
-        {%- endif -%}
-    {%- elif existing_relation is none -%}
-        {%- call statement('main', language=language) -%}
-            {{ create_table_as(False, target_relation, compiled_code, language) }}
-        {%- endcall -%}
-        {%- do persist_constraints(target_relation, model) -%}
-    {%- elif rebuild -%}
-        {%- set is_delta = (file_format == 'delta' and existing_relation.is_delta) -%}
-        {%- if not is_delta -%}
-            {%- do adapter.drop_relation(existing_relation) -%}
-        {%- endif -%}
+    {%- endif -%}
+    {%- if rebuild and not (file_format == 'delta' and existing_relation.is_delta) -%}
+        {#-- Delta replaces the table in one commit (create or replace); others drop first, as in dbt-spark --#}
+        {%- do adapter.drop_relation(existing_relation) -%}
+    {%- endif -%}
+    {#-- idempotent_merge: a first load and a full refresh also go through the strategy, with no table to merge into --#}
+    {%- set merge_into = none if rebuild else existing_relation -%}
+
+    {%- if not idempotent and merge_into is none -%}
         {%- call statement('main', language=language) -%}
             {{ create_table_as(False, target_relation, compiled_code, language) }}
         {%- endcall -%}
@@ -78,11 +58,14 @@
         {%- call statement('create_tmp_relation', language=language) -%}
             {{ create_table_as(True, tmp_relation, compiled_code, language) }}
         {%- endcall -%}
-        {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
+        {%- if merge_into is not none -%}
+            {%- do process_schema_changes(on_schema_change, tmp_relation, merge_into) -%}
+        {%- endif -%}
         {%- call statement('main') -%}
-            {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
+            {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, merge_into, unique_key, incremental_predicates) }}
         {%- endcall -%}
         {%- if language == 'python' -%}
+            {#-- a Python model stages a real table; drop it (a SQL model's temp view ends with the session) --#}
             {%- call statement('drop_relation') -%}
                 drop table if exists {{ tmp_relation }}
             {%- endcall -%}

@@ -1,13 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='idempotent_merge',
-        unique_key=['event_date', 'product_id', 'product_name', 'category'],
-        interval_column='event_date',
-        delete_missing_in_interval=true,
-        partition_by=['event_date'],
-    )
-}}
+{{ config(materialized='incremental') }}
 
 with
 

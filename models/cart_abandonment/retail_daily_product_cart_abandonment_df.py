@@ -8,14 +8,7 @@ from pyspark.sql import functions as F
 
 
 def model(dbt, session):
-    dbt.config(
-        materialized="incremental",
-        incremental_strategy="idempotent_merge",
-        unique_key=["event_date", "product_id", "product_name", "category"],
-        interval_column="event_date",
-        delete_missing_in_interval=True,
-        partition_by=["event_date"],
-    )
+    dbt.config(materialized="incremental")  # the merge configs: the yml beside this file
     start_date = F.lit(dbt.interval.start.date())
     end_date = F.lit(dbt.interval.end.date())
 

@@ -1,14 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='idempotent_merge',
-        unique_key='driver_id',
-        version_column='batch_date',
-        merge_exclude_columns=['created_date'],
-        unchanged_ignore_columns=['batch_date', 'updated_date'],
-        merge_insert_expressions={'updated_date': 'null'},
-    )
-}}
+{{ config(materialized='incremental') }}
 
 with
 

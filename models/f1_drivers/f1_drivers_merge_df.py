@@ -9,15 +9,7 @@ from pyspark.sql import functions as F
 
 
 def model(dbt, session):
-    dbt.config(
-        materialized="incremental",
-        incremental_strategy="idempotent_merge",
-        unique_key="driver_id",
-        version_column="batch_date",
-        merge_exclude_columns=["created_date"],
-        unchanged_ignore_columns=["batch_date", "updated_date"],
-        merge_insert_expressions={"updated_date": "null"},
-    )
+    dbt.config(materialized="incremental")  # the merge configs: the yml beside this file
     start, end = dbt.interval.start, dbt.interval.end
     batch = dbt.ref("f1_driver_batches").filter(
         (F.col("batch_date") >= F.lit(start.date())) & (F.col("batch_date") < F.lit(end.date()))

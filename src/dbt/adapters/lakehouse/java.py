@@ -55,12 +55,3 @@ def require_java() -> None:
     problem = java_problem()
     if problem:
         raise DbtRuntimeError(problem)
-
-
-if __name__ == "__main__":
-    import sys
-
-    message = java_problem()
-    if message:
-        print(f"error: {message}", file=sys.stderr)
-        sys.exit(1)
