@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from retry_safe.project import interval_vars, run_dbt
+from retry_safe.project import describe_failure, interval_vars, run_dbt
 from retry_safe.tables import commit_count, duplicate_keys, last_commit, rows
 
 MODELS = ["retail_daily_product_cart_abandonment", "retail_daily_product_cart_abandonment_df"]
@@ -85,7 +85,7 @@ def test_empty_source_for_a_loaded_interval_is_refused(spark, target, schema):
     load(target, "2026-01-01", "2026-01-04")
     spark.sql(f"delete from {schema}.retail_session_products where event_date = date'2026-01-02'")
     result = load(target, "2026-01-02", "2026-01-03", expect_pass=False)
-    messages = " ".join(str(r.message) for r in result.result.results)
+    messages = describe_failure(result)
     assert "the source is empty" in messages
     assert "2 row(s)" in messages
     assert "allow_empty_interval" in messages
@@ -109,7 +109,7 @@ def test_bad_interval_vars_are_refused_before_any_sql(spark, target, schema, sta
     if start is not None:
         variables["data_interval_start"] = start
     result = run_dbt(["run", *SELECT], target, variables, expect_pass=False)
-    messages = " ".join(str(r.message) for r in result.result.results)
+    messages = describe_failure(result)
     assert expected in messages
     tables = {
         row.tableName

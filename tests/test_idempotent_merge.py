@@ -10,7 +10,7 @@ from datetime import datetime
 
 import pytest
 
-from retry_safe.project import interval_vars, run_dbt
+from retry_safe.project import describe_failure, interval_vars, run_dbt
 from retry_safe.tables import commit_count, rows
 from retry_safe.testing import write_project
 
@@ -44,12 +44,6 @@ def fill_source(spark, schema: str, table_format: str, values: list[tuple]) -> N
     if values:
         frame = spark.createDataFrame(values, SOURCE_COLUMNS)
         frame.writeTo(f"{schema}.src").append()
-
-
-def failure_text(result) -> str:
-    if result.exception is not None:
-        return str(result.exception)
-    return " ".join(str(r.message) for r in result.result.results)
 
 
 @pytest.fixture
@@ -143,7 +137,7 @@ def test_equal_versions_with_different_values_are_refused(
         table_format,
         [(1, "a", "p", 1, T1), (1, "a", "q", 2, T1), (2, "b", "ok", 3, T1)],
     )
-    text = failure_text(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    text = describe_failure(run_dbt(["run"], target, project_dir=root, expect_pass=False))
     assert "id=1, part=a, updated_at=2026-10-02 09:00:00: 2 different rows" in text
     assert "tie_break_column" in text
     assert "nothing was written" in text
@@ -162,7 +156,7 @@ def test_null_key_is_refused_by_default(spark, target, schema, table_format, pro
     root = project(merged=versioned_model())
     spark.sql(f"create schema if not exists {schema}")
     fill_source(spark, schema, table_format, [(1, None, "x", 1, T0)])
-    text = failure_text(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    text = describe_failure(run_dbt(["run"], target, project_dir=root, expect_pass=False))
     assert "model.scratch.merged" in text
     assert "1 source row(s) have a NULL in the key (id, part)" in text
     assert "allow_null_keys" in text
@@ -200,7 +194,7 @@ def test_bad_configs_fail_before_anything_is_written(
     root = project(merged=versioned_model(**config))
     spark.sql(f"create schema if not exists {schema}")
     fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0)])
-    text = failure_text(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    text = describe_failure(run_dbt(["run"], target, project_dir=root, expect_pass=False))
     assert "model.scratch.merged" in text
     assert expected in text
     assert not spark.catalog.tableExists(f"{schema}.merged")
@@ -214,7 +208,7 @@ def test_nondeterministic_model_code_is_refused(spark, target, schema, table_for
     root = project(merged=code)
     spark.sql(f"create schema if not exists {schema}")
     fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0)])
-    text = failure_text(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    text = describe_failure(run_dbt(["run"], target, project_dir=root, expect_pass=False))
     assert "the model code uses the non-deterministic function current_timestamp()" in text
 
 
@@ -265,7 +259,7 @@ def test_unknown_strategy_name_fails_clearly(spark, target, schema, project):
         merged="{{ config(materialized='incremental', incremental_strategy='upsert_magic') }}\nselect 1 as id\n"
     )
     spark.sql(f"create schema if not exists {schema}")
-    text = failure_text(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    text = describe_failure(run_dbt(["run"], target, project_dir=root, expect_pass=False))
     assert (
         'unknown incremental_strategy "upsert_magic": no macro named get_incremental_upsert_magic_sql exists'
         in text

@@ -6,7 +6,7 @@ import shutil
 from datetime import date, datetime
 from decimal import Decimal
 
-from retry_safe.project import PROJECT_DIR, interval_vars, run_dbt
+from retry_safe.project import PROJECT_DIR, describe_failure, interval_vars, run_dbt
 from retry_safe.tables import duplicate_keys, rows
 from retry_safe.testing import write_project
 
@@ -83,12 +83,6 @@ DAY_2 = interval_vars("2026-10-04", "2026-10-05")
 SELECT = ["--select", "orders"]  # the folder: staging, orders, rejected_orders
 
 
-def failure_text(result) -> str:
-    if result.exception is not None:
-        return str(result.exception)
-    return " ".join(str(r.message) for r in result.result.results)
-
-
 def test_days_loaded_twice_and_out_of_order_leave_the_documents_tables(spark, target, schema):
     for variables in (DAY_1, DAY_2, DAY_2, DAY_1):
         run_dbt(["build", *SELECT, "--exclude", "resource_type:seed"], target, variables)
@@ -141,7 +135,7 @@ def test_a_changed_header_stops_the_run_and_names_both_column_lists(
     result = run_dbt(
         ["run", *SELECT], target, {**DAY_2, "orders_landing_path": str(landing)}, expect_pass=False
     )
-    text = failure_text(result)
+    text = describe_failure(result)
     assert (
         "has the columns ['order_id', 'customer_id', 'status', 'amount', 'currency', "
         "'ordered_at', 'updated_at', 'coupon'], expected ['order_id', 'customer_id', 'status', "
@@ -178,7 +172,7 @@ def test_a_missing_file_is_refused(spark, target, schema):
     result = run_dbt(
         ["run", *SELECT], target, interval_vars("2026-10-04", "2026-10-06"), expect_pass=False
     )
-    text = failure_text(result)
+    text = describe_failure(result)
     assert "no change file for" in text
     assert "order_changes_20261005.csv" in text
     assert not spark.catalog.tableExists(f"{schema}.orders")
