@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from retry_safe.project import PROJECT_DIR
+from retry_safe.project import PROJECT_DIR, run_module
 
 # test_orders.ORDERS as text: the table a clean run of both days leaves.
 ORDERS = [
@@ -42,17 +42,9 @@ def step_env(home: Path, target: str) -> dict[str, str]:
 def step(
     env: dict[str, str], *args: str, kill_at: str | None = None
 ) -> subprocess.CompletedProcess | str:
-    command = [sys.executable, "-m", "retry_safe.scenario", *args]
     if kill_at is None:
-        return subprocess.run(
-            command,
-            cwd=PROJECT_DIR,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=False,
-        )
+        return run_module(["retry_safe.scenario", *args], env, timeout=900)
+    command = [sys.executable, "-m", "retry_safe.scenario", *args]
     log = Path(env["DBT_LOG_PATH"]) / "dbt.log"
     offset = log.stat().st_size if log.exists() else 0
     process = subprocess.Popen(

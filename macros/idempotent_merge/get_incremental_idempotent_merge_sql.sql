@@ -13,17 +13,11 @@
     {%- set target = arg_dict['target_relation'] -%}
     {%- set existing = arg_dict.get('existing_relation') -%}
     {%- set file_format = config.get('file_format', 'delta') -%}
-    {%- set columns = [] -%}
-    {%- set column_types = {} -%}
-    {%- for col in adapter.get_columns_in_relation(existing if existing is not none else source) -%}
-        {%- do columns.append(col.name) -%}
-        {%- do column_types.update({col.name | lower: col.dtype}) -%}
-    {%- endfor -%}
-    {%- set cfg = idempotent_merge_config(columns, column_types) -%}
+    {%- set model_columns = idempotent_merge_columns(existing if existing is not none else source) -%}
+    {%- set column_types = model_columns.types -%}
+    {%- set cfg = idempotent_merge_config(model_columns.names, column_types) -%}
     {%- if cfg.interval_column and cfg.interval_type == 'date' and not interval_is_whole_days() -%}
-        {%- if source.schema -%}
-            {%- do run_query('drop table if exists ' ~ source) -%}
-        {%- endif -%}
+        {%- do idempotent_merge_drop_staging(source) -%}
         {%- do in_interval(cfg.interval_column, 'date') -%}
     {%- endif -%}
     {%- if not config.get('allow_nondeterministic_model', false) -%}

@@ -70,10 +70,7 @@
         {%- endif -%}
     {%- endif -%}
     {%- if problems -%}
-        {%- if source.schema -%}
-            {#- a Python model's staging table; a SQL model's is a temporary view -#}
-            {%- do run_query('drop table if exists ' ~ source) -%}
-        {%- endif -%}
+        {%- do idempotent_merge_drop_staging(source) -%}
         {% set msg %}
 Model {{ cfg.model }} (incremental_strategy='idempotent_merge'): nothing was written, because
 {%- for e in problems %}

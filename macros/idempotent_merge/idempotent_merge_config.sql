@@ -1,8 +1,9 @@
 {% macro idempotent_merge_config(columns, column_types) %}
     {#-
         Read and validate every idempotent_merge config of the current model against its
-        columns (a list of column names) and their Spark types (column_types: name -> type). Returns one dict the other idempotent_merge macros
-        read; raises one clear compiler error per problem, before any SQL runs.
+        columns (a list of column names) and their Spark types (column_types: lower-cased
+        name -> type). Returns one dict the other idempotent_merge macros read; otherwise
+        raises one compiler error listing every problem, before any SQL runs.
     -#}
     {%- set who = model.unique_id -%}
     {%- set names = columns | map('lower') | list -%}

@@ -8,13 +8,8 @@
         {%- do interval_bounds() -%}
     {%- endif -%}
     {%- if existing is not none -%}
-        {%- set columns = [] -%}
-        {%- set column_types = {} -%}
-        {%- for col in adapter.get_columns_in_relation(existing) -%}
-            {%- do columns.append(col.name) -%}
-            {%- do column_types.update({col.name | lower: col.dtype}) -%}
-        {%- endfor -%}
-        {%- set cfg = idempotent_merge_config(columns, column_types) -%}
+        {%- set table_columns = idempotent_merge_columns(existing) -%}
+        {%- set cfg = idempotent_merge_config(table_columns.names, table_columns.types) -%}
         {%- if cfg.interval_column -%}
             {%- do in_interval(cfg.interval_column, cfg.interval_type) -%}
         {%- endif -%}

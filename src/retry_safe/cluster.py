@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from retry_safe.project import PROJECT_DIR
+from retry_safe.project import PROJECT_DIR, run_module
 
 LOOPBACK = "127.0.0.1"
 
@@ -124,15 +124,7 @@ def run_on_cluster(
         "PYSPARK_PYTHON": sys.executable,
         "SPARK_EXECUTOR_MEMORY": "1g",
     }
-    return subprocess.run(
-        [sys.executable, "-m", *module_args],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-    )
+    return run_module(module_args, env)
 
 
 def cart_rows_json() -> int:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -60,3 +62,21 @@ def describe_failure(result: dbtRunnerResult) -> str:
         if str(node_result.status) in {"error", "fail"}:
             messages.append(f"{node_result.node.unique_id}: {node_result.message}")
     return "\n".join(messages) or "unknown failure"
+
+
+def run_module(
+    module_args: list[str], env: dict[str, str], timeout: float = 1800
+) -> subprocess.CompletedProcess:
+    """Run `python -m <module_args>` from the project directory in a process of its own.
+
+    For steps that need their own JVM (another master, another metastore) or that a test kills.
+    """
+    return subprocess.run(
+        [sys.executable, "-m", *module_args],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
