@@ -298,3 +298,41 @@ def test_full_refresh_rebuilds_through_the_same_checks(
     fill_source(spark, schema, table_format, [(3, "c", "old", 3, T0), (3, "c", "new", 4, T1)])
     run_dbt(["run", "--full-refresh"], target, project_dir=root)
     assert rows(spark, f"{schema}.merged", COLUMNS, ["id"]) == [(3, "c", "new", 4, T1)]
+
+
+def test_a_changed_model_schema_is_refused_by_default_then_appended_on_request(
+    spark, target, schema, table_format, project
+):
+    """on_schema_change defaults to fail: a new or dropped column never half-applies."""
+    spark.sql(f"create schema if not exists {schema}")
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0), (2, "b", "y", 2, T0)])
+    run_dbt(["run"], target, project_dir=project(merged=versioned_model()))
+    relation = f"{schema}.merged"
+    before = commit_count(spark, relation, table_format)
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T1), (2, "b", "y", 2, T0)])
+    with_note = versioned_model().replace(
+        "select * from", "select *, concat(name, '!') as note from"
+    )
+    dropped = versioned_model().replace("select * from", "select id, part, name, updated_at from")
+    for changed, difference in ((with_note, "note"), (dropped, "amount")):
+        result = run_dbt(["run"], target, project_dir=project(merged=changed), expect_pass=False)
+        text = describe_failure(result)
+        assert "model.scratch.merged" in text
+        assert "out of sync" in text and difference in text
+        assert "on_schema_change" in text
+        assert rows(spark, relation, COLUMNS, ["id"]) == [
+            (1, "a", "x", 1, T0),
+            (2, "b", "y", 2, T0),
+        ]
+        assert commit_count(spark, relation, table_format) == before
+
+    appending = versioned_model(on_schema_change="append_new_columns").replace(
+        "select * from", "select *, concat(name, '!') as note from"
+    )
+    run_dbt(["run"], target, project_dir=project(merged=appending))
+    # The column is added; the newer row 1 carries it. Row 2's version did not change, so the
+    # guard keeps it as it was (NULL): filling old rows takes a --full-refresh.
+    assert rows(spark, relation, [*COLUMNS, "note"], ["id"]) == [
+        (1, "a", "x", 1, T1, "x!"),
+        (2, "b", "y", 2, T0, None),
+    ]

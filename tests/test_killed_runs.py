@@ -1,7 +1,20 @@
-"""Reference document 004: a run killed (SIGKILL) while its MERGE is being written, then rerun.
+"""Runs killed with SIGKILL at three points of every incremental model, then rerun.
 
-Each step runs in a process of its own, as a scheduler's task would, against a warehouse of its
-own (the embedded Derby metastore admits one process at a time).
+Reference document 004, for the whole project. The plan below loads every pipeline over two or
+three intervals. Each killed step runs in a process of its own, as a scheduler's task would,
+against a warehouse of its own (the embedded Derby metastore admits one process at a time),
+and is killed (the whole process group, JVM included) at one of three points of one model:
+
+- `before`: when the model's change set is being computed, before its MERGE starts;
+- `writing`: when the MERGE has written its first data file into the table folder but the
+  table has no new commit yet (the process is frozen with SIGSTOP, the commit checked, then
+  killed);
+- `committed`: right after the table commit (the MERGE, or the first load's CREATE), before
+  dbt records the model's success.
+
+The next process reruns the killed step, then runs on to the next kill. At the end, every table
+must equal the same plan run once without kills (in this test's own process), with no
+duplicate keys, and no staging relation of a killed run may be left in the schema.
 """
 
 from __future__ import annotations
@@ -12,98 +25,207 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from retry_safe.project import PROJECT_DIR, run_module
+from retry_safe.project import PROJECT_DIR, interval_vars, run_dbt
+from retry_safe.tables import dump_tables
 
-# test_orders.ORDERS as text: the table a clean run of both days leaves.
-ORDERS = [
-    ["1001", "C01", "shipped", "25.50", "EUR", "2026-10-01 09:15:00", "2026-10-02 08:00:00"],
-    ["1002", "C02", "cancelled", "12.00", "EUR", "2026-10-01 10:02:00", "2026-10-03 09:00:00"],
-    ["1004", "C01", "shipped", "40.00", "EUR", "2026-10-02 12:45:00", "2026-10-04 08:30:00"],
-    ["1005", "C09", "cancelled", "8.75", "EUR", "2026-10-03 14:10:00", "2026-10-04 10:00:00"],
-    ["1006", "C02", "shipped", "19.90", "EUR", "2026-10-04 11:20:00", "2026-10-04 16:45:00"],
+CART = "retail_daily_product_cart_abandonment"
+# (selector, start, end): every pipeline, each model's table created by an earlier step.
+PLAN: list[list[str]] = [
+    ["seed"],
+    [CART, "2026-01-01", "2026-01-02"],
+    [f"{CART}_df", "2026-01-01", "2026-01-02"],
+    [CART, "2026-01-02", "2026-01-04"],
+    [f"{CART}_df", "2026-01-02", "2026-01-04"],
+    ["path:models/orders", "2026-10-03", "2026-10-04"],
+    ["path:models/orders", "2026-10-04", "2026-10-05"],
+    ["path:models/f1_drivers", "2026-11-01", "2026-11-02"],
+    ["path:models/f1_drivers", "2026-11-02", "2026-11-03"],
+    ["path:models/f1_drivers", "2026-11-03", "2026-11-04"],
+    ["customer_balances_versioned", "2026-11-01", "2026-11-02"],
+    ["customer_balances_additive", "2026-11-01", "2026-11-02"],
+    ["customer_balances_versioned", "2026-11-02", "2026-11-03"],
+    ["customer_balances_additive", "2026-11-02", "2026-11-03"],
 ]
-MERGE_MARKER = "merge into analytics.orders as target"
+TABLES = {
+    CART: ["event_date", "product_id", "product_name", "category"],
+    f"{CART}_df": ["event_date", "product_id", "product_name", "category"],
+    "orders": ["order_id"],
+    "rejected_orders": ["source_file", "line_number"],
+    "f1_drivers_merge": ["driver_id"],
+    "f1_drivers_merge_df": ["driver_id"],
+    "customer_balances_versioned": ["id"],
+    "customer_balances_additive": ["id"],
+}
 
 
-def step_env(home: Path, target: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "LAKEHOUSE_HOME": str(home),
-        "LAKEHOUSE_SCHEMA": "analytics",
-        "DBT_TARGET": target,
-        "DBT_LOG_PATH": str(home / "logs"),
-    }
+@dataclass(frozen=True)
+class Kill:
+    step: int  # index into PLAN
+    model: str
+    point: str  # before | writing | committed
 
 
-def step(
-    env: dict[str, str], *args: str, kill_at: str | None = None
-) -> subprocess.CompletedProcess | str:
-    if kill_at is None:
-        return run_module(["retry_safe.scenario", *args], env, timeout=900)
-    command = [sys.executable, "-m", "retry_safe.scenario", *args]
-    log = Path(env["DBT_LOG_PATH"]) / "dbt.log"
-    offset = log.stat().st_size if log.exists() else 0
-    process = subprocess.Popen(
-        command,
-        cwd=PROJECT_DIR,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 600
-    try:
-        while time.monotonic() < deadline and process.poll() is None:
-            if log.exists():
-                with log.open() as handle:
-                    handle.seek(offset)
-                    if kill_at in handle.read():
-                        os.killpg(process.pid, signal.SIGKILL)
-                        process.wait()
-                        return "killed"
-            time.sleep(0.05)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
+# Every incremental model once; each point on SQL and on Python models.
+KILLS = [
+    Kill(3, CART, "before"),
+    Kill(4, f"{CART}_df", "writing"),
+    Kill(5, "rejected_orders", "committed"),  # the first load's CREATE
+    Kill(6, "orders", "writing"),
+    Kill(8, "f1_drivers_merge_df", "before"),
+    Kill(9, "f1_drivers_merge", "committed"),
+    Kill(12, "customer_balances_versioned", "writing"),
+    Kill(13, "customer_balances_additive", "committed"),  # applied twice would be wrong
+]
+
+
+class Scenario:
+    """A warehouse of its own, and steps run in processes of their own."""
+
+    def __init__(self, home: Path, target: str, table_format: str) -> None:
+        self.table_format = table_format
+        self.warehouse = home / table_format / "warehouse" / "analytics.db"
+        self.log = home / "logs" / "dbt.log"
+        self.env = {
+            **os.environ,
+            "LAKEHOUSE_HOME": str(home),
+            "LAKEHOUSE_SCHEMA": "analytics",
+            "DBT_TARGET": target,
+            "DBT_LOG_PATH": str(home / "logs"),
+        }
+
+    def command(self, plan: list[list[str]], dump: list[str] | None = None) -> list[str]:
+        return [sys.executable, "-m", "retry_safe.scenario", "steps", json.dumps(plan)] + (
+            dump or []
+        )
+
+    def run(self, plan: list[list[str]], dump: list[str]) -> dict:
+        done = subprocess.run(
+            self.command(plan, dump),
+            cwd=PROJECT_DIR,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        line = next(x for x in done.stdout.splitlines() if x.startswith("DUMP "))
+        return json.loads(line.removeprefix("DUMP "))
+
+    def files(self, model: str) -> tuple[set[str], set[str]]:
+        """(data files, commit files) of a table folder."""
+        data, commits = set(), set()
+        for path in (self.warehouse / model).rglob("*"):
+            if path.suffix == ".json" and path.parent.name in {"_delta_log", "metadata"}:
+                commits.add(str(path))
+            elif path.name.endswith(".parquet") and "_delta_log" not in path.parts:
+                data.add(str(path))
+        return data, commits
+
+    def markers(self, kill: Kill) -> list[str]:
+        relation = f"analytics.{kill.model}"
+        if kill.point == "before":
+            return [f"create or replace temporary view {kill.model}__dbt_changes"]
+        if kill.point == "writing":
+            return [f"merge into {relation} as target"]
+        # the report's query, which runs only after a commit (a MERGE, or a first load's CREATE)
+        return [f"describe history {relation} limit 1", f"from {relation}.snapshots"]
+
+    def kill_while_writing(self, process: subprocess.Popen, kill: Kill) -> str:
+        """Freeze the process as its MERGE starts, then let it run in 10 ms slices until a data
+        file of the MERGE appears; kill it there and say whether the table had a new commit."""
+        os.killpg(process.pid, signal.SIGSTOP)
+        data_before, commits_before = self.files(kill.model)
+        while process.poll() is None:
+            data, commits = self.files(kill.model)
+            if data - data_before:
+                landed = "writing" if commits == commits_before else "after the commit"
+                os.killpg(process.pid, signal.SIGKILL)
+                return landed
+            os.killpg(process.pid, signal.SIGCONT)
+            time.sleep(0.01)
+            os.killpg(process.pid, signal.SIGSTOP)
+        return f"finished without writing: exit {process.returncode}"
+
+    def run_until_killed(self, plan: list[list[str]], kill: Kill) -> str:
+        """Run the steps, kill at the point; returns where the kill landed."""
+        offset = self.log.stat().st_size if self.log.exists() else 0
+        process = subprocess.Popen(
+            self.command(plan),
+            cwd=PROJECT_DIR,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        seen_marker = in_last_step = False
+        deadline = time.monotonic() + 600
+        try:
+            while time.monotonic() < deadline and process.poll() is None:
+                if not seen_marker and self.log.exists():
+                    with self.log.open() as handle:
+                        handle.seek(offset)
+                        text = handle.read()
+                    found = [text.find(m) for m in self.markers(kill) if m in text]
+                    seen_marker = bool(found)
+                if seen_marker and not in_last_step:
+                    # the marker must come from the plan's last step (the killed model's
+                    # interval), not from an earlier step's rerun
+                    invocations = text[: min(found)].count("Running with dbt=")
+                    assert invocations == len(plan), (
+                        f"{kill}: marker in step {invocations} of {len(plan)}"
+                    )
+                    in_last_step = True
+                if seen_marker and kill.point != "writing":
+                    os.killpg(process.pid, signal.SIGKILL)
+                    return kill.point
+                if seen_marker:
+                    return self.kill_while_writing(process, kill)
+                time.sleep(0.01)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    return f"not killed: exit {process.returncode}"
+        return f"not killed: exit {process.returncode}"
 
 
-def dump(env: dict[str, str]) -> dict:
-    done = step(env, "dump", "orders")
-    assert done.returncode == 0, done.stderr[-3000:]
-    line = next(x for x in done.stdout.splitlines() if x.startswith("DUMP "))
-    return json.loads(line.removeprefix("DUMP "))
+def clean_run(target: str, table_format: str) -> dict:
+    """The same plan run once, in this process, in this test's schema."""
+    from pyspark.sql import SparkSession
+
+    for step in PLAN:
+        if step == ["seed"]:
+            run_dbt(["seed"], target)
+        else:
+            selector, start, end = step
+            run_dbt(["run", "--select", selector], target, interval_vars(start, end))
+    spark = SparkSession.builder.getOrCreate()
+    return dump_tables(spark, os.environ["LAKEHOUSE_SCHEMA"], list(TABLES), table_format)
 
 
 @pytest.mark.slow
-def test_merge_killed_mid_write_then_rerun_equals_a_clean_run(tmp_path, target, table_format):
-    env = step_env(tmp_path / "lakehouse", target)
-    first = step(env, "run", "path:models/orders", "2026-10-03", "2026-10-04")
-    assert first.returncode == 0, first.stderr[-3000:]
+def test_runs_killed_at_every_point_then_rerun_equal_a_clean_run(
+    tmp_path, spark, target, schema, table_format
+):
+    expected = clean_run(target, table_format)
+    scenario = Scenario(tmp_path / "lakehouse", target, table_format)
+    first = 0
+    for kill in KILLS:
+        landed = scenario.run_until_killed(PLAN[first : kill.step + 1], kill)
+        assert landed == kill.point, f"{kill}: {landed}"
+        first = kill.step  # the next process starts by rerunning the killed step
+    result = scenario.run(PLAN[first:], list(TABLES))
 
-    assert (
-        step(env, "run", "path:models/orders", "2026-10-04", "2026-10-05", kill_at=MERGE_MARKER)
-        == "killed"
-    )
-    rerun = step(env, "run", "path:models/orders", "2026-10-04", "2026-10-05")
-    assert rerun.returncode == 0, rerun.stderr[-3000:]
-
-    orders = dump(env)["orders"]
-    assert orders["rows"] == ORDERS
-    assert len({row[0] for row in orders["rows"]}) == len(orders["rows"]), "duplicate order_id"
-    # Every commit is a whole statement: the first load's create, then MERGEs only; a killed
-    # MERGE left no partial commit behind.
-    first_commit, *later = orders["history"]
-    if table_format == "delta":
-        assert first_commit == "CREATE OR REPLACE TABLE AS SELECT"
-        assert set(later) <= {"MERGE"} and 1 <= len(later) <= 2
-    else:
-        # Iceberg: the atomic create-as-select and each copy-on-write MERGE commit one
-        # snapshot each ("overwrite"; a create may also record "append").
-        assert first_commit in {"append", "overwrite"}
-        assert set(later) <= {"overwrite"} and 1 <= len(later) <= 2
+    for table, keys in TABLES.items():
+        assert result[table]["rows"] == expected[table]["rows"], table
+        positions = [result[table]["columns"].index(key) for key in keys]
+        found = [tuple(row[p] for p in positions) for row in result[table]["rows"]]
+        assert len(set(found)) == len(found), f"{table}: duplicate keys"
+    # A killed Python model leaves its staging table; the rerun replaces and drops it.
+    assert result["relations"] == expected["relations"]
+    assert [name for name in result["relations"] if "__dbt" in name] == []

@@ -19,7 +19,11 @@
     {%- set unique_key = config.get('unique_key', none) -%}
     {%- set partition_by = config.get('partition_by', none) -%}
     {%- set language = model['language'] -%}
-    {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default=('fail' if idempotent else 'ignore')) -%}
+    {#-- dbt fills on_schema_change with 'ignore' when a model leaves it out; only a value the
+         user set (unrendered_config) overrides idempotent_merge's default, 'fail' --#}
+    {%- set user_set_on_schema_change = 'on_schema_change' in (model.get('unrendered_config') or {}) -%}
+    {%- set requested_on_schema_change = 'fail' if idempotent and not user_set_on_schema_change else config.get('on_schema_change') -%}
+    {%- set on_schema_change = incremental_validate_on_schema_change(requested_on_schema_change, default='ignore') -%}
     {%- set incremental_predicates = config.get('predicates', none) or config.get('incremental_predicates', none) -%}
     {%- set target_relation = this -%}
     {%- set existing_relation = load_relation(this) -%}

@@ -1,10 +1,15 @@
 """Run dbt steps in a process of their own and print tables as JSON: for kill/retry scenarios.
 
     python -m retry_safe.scenario run <selector> <start> <end>
+    python -m retry_safe.scenario steps [--keep-going] '<json list of steps>' [<table> ...]
     python -m retry_safe.scenario dump <table> [<table> ...]
 
-`run` is what a scheduler's task does (and what a test kills with SIGKILL); `dump` prints each
-table's rows and its commit history as one JSON line starting with DUMP.
+`run` is what a scheduler's task does (and what a test kills with SIGKILL). `steps` runs a list
+of steps in one process, each `["seed"]`, `[selector, start, end]` or `["barrier", <folder>,
+<n>]` (start the session, then wait until n processes reached the barrier: concurrent runs
+start together), printing a STEP line per step; `--keep-going` goes on after a failed step.
+It then dumps the tables named after the steps. `dump` prints each table's rows, columns and
+commit history, and the schema's relations, as one JSON line starting with DUMP.
 """
 
 from __future__ import annotations
@@ -12,14 +17,51 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
+from pathlib import Path
 
 from retry_safe.project import configure_environment, interval_vars, run_dbt
-from retry_safe.tables import history
+from retry_safe.tables import dump_tables
 
 
 def run(selector: str, start: str, end: str) -> None:
     target = os.environ.get("DBT_TARGET", "local")
     run_dbt(["run", "--select", selector], target, interval_vars(start, end))
+
+
+def barrier(folder: str, parties: int) -> None:
+    """Start the session, then wait until `parties` processes have reached this barrier."""
+    run_dbt(["debug"], os.environ.get("DBT_TARGET", "local"))
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    (Path(folder) / str(os.getpid())).touch()
+    while len(list(Path(folder).iterdir())) < parties:
+        time.sleep(0.01)
+
+
+def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
+    """Run the steps in order and print one STEP line each; False if any failed.
+
+    Without keep_going the first failure raises with dbt's error text.
+    """
+    target = os.environ.get("DBT_TARGET", "local")
+    all_passed = True
+    for step in plan:
+        if step[0] == "barrier":
+            barrier(step[1], int(step[2]))
+            continue
+        try:
+            if step == ["seed"]:
+                run_dbt(["seed"], target)
+            else:
+                run(*step)
+        except AssertionError as failure:
+            if not keep_going:
+                raise
+            all_passed = False
+            print("STEP " + json.dumps({"step": step, "ok": False, "error": str(failure)}))
+        else:
+            print("STEP " + json.dumps({"step": step, "ok": True}))
+    return all_passed
 
 
 def dump(tables: list[str]) -> None:
@@ -30,22 +72,20 @@ def dump(tables: list[str]) -> None:
     spark = SparkSession.builder.getOrCreate()
     table_format = "iceberg" if "iceberg" in target else "delta"
     schema = os.environ.get("LAKEHOUSE_SCHEMA", "analytics")
-    result = {}
-    for table in tables:
-        relation = f"{schema}.{table}"
-        frame = spark.sql(f"select * from {relation}")
-        ordered = frame.orderBy(*frame.columns).collect()
-        result[table] = {
-            "rows": [[str(value) for value in row] for row in ordered],
-            "history": history(spark, relation, table_format),
-        }
-    print("DUMP " + json.dumps(result))
+    print("DUMP " + json.dumps(dump_tables(spark, schema, tables, table_format)))
 
 
 def main(argv: list[str]) -> int:
     configure_environment()
     if argv[:1] == ["run"] and len(argv) == 4:
         run(*argv[1:])
+    elif argv[:1] == ["steps"] and len(argv) >= 2:
+        keep_going = argv[1] == "--keep-going"
+        rest = argv[2:] if keep_going else argv[1:]
+        passed = steps(json.loads(rest[0]), keep_going)
+        if rest[1:]:
+            dump(rest[1:])
+        return 0 if passed else 1
     elif argv[:1] == ["dump"] and len(argv) > 1:
         dump(argv[1:])
     else:
