@@ -59,6 +59,13 @@
         {%- endcall -%}
         {%- do persist_constraints(target_relation, model) -%}
     {%- else -%}
+        {%- if language == 'python' -%}
+            {#-- a killed or refused earlier run can leave its staging table behind, and Iceberg
+                 refuses to overwrite an existing table through saveAsTable: drop it first --#}
+            {%- call statement('drop_stale_tmp_relation') -%}
+                drop table if exists {{ tmp_relation }}
+            {%- endcall -%}
+        {%- endif -%}
         {%- call statement('create_tmp_relation', language=language) -%}
             {{ create_table_as(True, tmp_relation, compiled_code, language) }}
         {%- endcall -%}
