@@ -3,19 +3,24 @@
 #               embedded local Spark (Delta Lake) and prints the resulting tables
 #   make test   installs what it needs and runs every test: ruff, sqlfluff, pytest + dbt tests
 #               on Delta (target local) and on Iceberg (target local_iceberg)
+#   make bench  re-merges one day of a 3M-row table on Delta, then Iceberg (each its own JVM),
+#               four contenders x three cases; writes docs/benchmarks/ (BENCH_ARGS passes options,
+#               e.g. BENCH_ARGS='--days 300 --label 30M --contenders idempotent_merge --no-cli')
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
 
 export DBT_PROFILES_DIR := $(CURDIR)/profiles
 export LAKEHOUSE_CONF_DIR := $(CURDIR)/conf
 export LAKEHOUSE_HOME ?= $(CURDIR)/.lakehouse
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 PYTEST_ARGS ?=
+BENCH_ARGS ?=
 
-.PHONY: install java demo demo-iceberg test lint test-delta test-iceberg cluster-demo clean
+.PHONY: install java demo demo-iceberg test lint test-delta test-iceberg soak cluster-demo bench clean
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -48,8 +53,25 @@ test-iceberg: java
 
 test: lint test-delta test-iceberg
 
+# The fault scenarios at length: 200 shuffled interval runs (SOAK_RUNS), the killed and the
+# concurrent runs, on both formats.
+SOAK_RUNS ?= 200
+soak: java
+	SOAK_RUNS=$(SOAK_RUNS) $(BIN)/python -m pytest -q --target local \
+		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py
+	SOAK_RUNS=$(SOAK_RUNS) $(BIN)/python -m pytest -q --target local_iceberg \
+		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py
+
 cluster-demo: java
 	$(BIN)/python -m retry_safe.cluster
+
+# matplotlib (the chart) only for the benchmark, pinned apart from requirements.lock
+$(BENCH_STAMP): $(STAMP) requirements-bench.lock
+	$(BIN)/pip install --quiet -r requirements-bench.lock
+	touch $(BENCH_STAMP)
+
+bench: java $(BENCH_STAMP)
+	$(BIN)/python -m retry_safe.bench all $(BENCH_ARGS)
 
 clean:
 	rm -rf .lakehouse target logs

@@ -1,0 +1,96 @@
+"""Contender (4): the smallest hand-written PySpark job giving the same final rows.
+
+The day's changed or new source rows, plus the keys the day lost, in one MERGE that is skipped
+when there is nothing to do. `python -m retry_safe.bench.job` runs it as a process of its own
+(startup included) with the SparkSession settings of a dbt target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from datetime import date
+from typing import Any
+
+import jinja2
+import yaml
+
+from retry_safe.bench.contenders import day_bounds
+from retry_safe.bench.data import COLUMNS, KEYS
+from retry_safe.bench.settings import SCHEMA
+from retry_safe.project import PROJECT_DIR
+
+
+def reconcile_day(spark: Any, table: str, source: str, day: date) -> int:
+    """Make the table's day equal the source's day; returns the number of changed keys."""
+    from pyspark.sql import functions
+
+    start, end = day_bounds(day)
+    in_day = f"event_date >= date'{start}' and event_date < date'{end}'"
+    src = spark.table(f"{SCHEMA}.{source}").where(in_day)
+    tgt = spark.table(f"{SCHEMA}.{table}").where(in_day)
+    upserts = src.subtract(tgt).withColumn("op", functions.lit("upsert"))
+    deletes = tgt.join(src, KEYS, "left_anti").select(*KEYS)
+    deletes = deletes.withColumn("op", functions.lit("delete"))
+    changes = upserts.unionByName(deletes, allowMissingColumns=True).localCheckpoint()
+    if changes.isEmpty():
+        return 0
+    changes.createOrReplaceTempView("bench_job_changes")
+    on = " and ".join(f"target.{k} = source.{k}" for k in KEYS)
+    update = ", ".join(f"target.{c} = source.{c}" for c in COLUMNS)
+    spark.sql(f"""
+        merge into {SCHEMA}.{table} as target using bench_job_changes as source
+        on {on} and target.event_date >= date'{start}' and target.event_date < date'{end}'
+        when matched and source.op = 'delete' then delete
+        when matched then update set {update}
+        when not matched then insert ({", ".join(COLUMNS)})
+            values ({", ".join(f"source.{c}" for c in COLUMNS)})
+    """)
+    return changes.count()
+
+
+def profile_settings(target: str) -> dict[str, str]:
+    """The Spark settings of a dbt target in profiles/profiles.yml, rendered like dbt does."""
+    profiles_dir = os.environ.get("DBT_PROFILES_DIR", str(PROJECT_DIR / "profiles"))
+    with open(os.path.join(profiles_dir, "profiles.yml")) as handle:
+        outputs = yaml.safe_load(handle)["retry_safe"]["outputs"]
+    params = outputs[target]["server_side_parameters"]
+    jinja = jinja2.Environment()
+    jinja.globals["env_var"] = _env_var
+    return {k: jinja.from_string(str(v)).render() for k, v in params.items()}
+
+
+def _env_var(name: str, default: str | None = None) -> str:
+    value = os.environ.get(name, default)
+    if value is None:
+        raise SystemExit(f"profiles.yml needs the environment variable {name}")
+    return value
+
+
+def session(target: str) -> Any:
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in profile_settings(target).items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m retry_safe.bench.job")
+    parser.add_argument("--target", default=os.environ.get("DBT_TARGET", "local"))
+    parser.add_argument("--table", required=True)
+    parser.add_argument("--source", required=True)
+    parser.add_argument("--day", required=True, type=date.fromisoformat)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    spark = session(args.target)
+    changed = reconcile_day(spark, args.table, args.source, args.day)
+    print(f"{SCHEMA}.{args.table}: {changed} keys changed ({time.perf_counter() - started:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,276 @@
+"""results.md and results.png from the raw JSON files under docs/benchmarks/raw/.
+
+`default-<format>.json` hold the main run; any other label (e.g. a 30M-row run) is shown as a
+scaling comparison of the contenders it measured. docs/benchmarks/notes.md, written by hand
+after a run, is appended as the analysis.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from retry_safe.bench.settings import CASES, LABELS
+
+MB = 1_000_000
+
+
+def load(out_dir: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """label -> format -> raw run."""
+    runs: dict[str, dict[str, dict[str, Any]]] = {}
+    for path in sorted((out_dir / "raw").glob("*.json")):
+        raw = json.loads(path.read_text())
+        s = raw["settings"]
+        runs.setdefault(s["label"], {})[s["table_format"]] = raw
+    return runs
+
+
+def find(raw: dict[str, Any], contender: str, case: str, storage: str = "cow") -> dict | None:
+    for r in raw["records"]:
+        if (r["contender"], r["case"], r["storage"]) == (contender, case, storage):
+            return r
+    return None
+
+
+def unchanged_rows(r: dict[str, Any]) -> int:
+    """Rows written into new data files although neither new nor changed."""
+    return max(r["metrics"]["rows_written"] - r["expected"]["changed"], 0)
+
+
+def row_line(fmt: str, r: dict[str, Any]) -> str:
+    m = r["metrics"]
+    engine = (
+        f"{r['engine_median_s']:.2f}"
+        if r["contender"] in ("idempotent_merge", "stock_merge")
+        else "="
+    )
+    files = f"-{m['files_removed']} / +{m['files_added']}"
+    if m["delete_files_added"]:
+        files += f" (+{m['delete_files_added']} delete files / DVs)"
+    return (
+        f"| {fmt} | {r['storage'].upper()} | {LABELS[r['contender']]} | {r['case']} "
+        f"| {r['median_s']:.2f} ({r['min_s']:.2f}–{r['max_s']:.2f}) | {engine} "
+        f"| {'yes' if r['committed'] else 'no'} | {files} "
+        f"| -{m['bytes_removed'] / MB:.2f} / +{m['bytes_added'] / MB:.2f} "
+        f"| {unchanged_rows(r):,} | {r['check']} |"
+    )
+
+
+def results_table(runs: dict[str, dict[str, Any]]) -> list[str]:
+    lines = [
+        "| format | storage | contender | case | wall s, median (min–max) | engine s (dbt node execute) "
+        "| new version | data files removed / added | MB removed / added "
+        "| rows rewritten unchanged | final rows |",
+        "| --- | --- | --- | --- | ---: | ---: | --- | --- | --- | ---: | --- |",
+    ]
+    for fmt, raw in runs.items():
+        lines += [row_line(fmt, r) for r in raw["records"]]
+    return lines
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}×" if b else "n/a"
+
+
+def targets(runs: dict[str, dict[str, Any]]) -> list[str]:
+    lines = []
+    for fmt, raw in runs.items():
+        im_a, im_b = find(raw, "idempotent_merge", "a"), find(raw, "idempotent_merge", "b")
+        job_b, ref_b = find(raw, "pyspark_job", "b"), find(raw, "reference_merge", "b")
+        if im_a:
+            m = im_a["metrics"]
+            ok = not im_a["committed"] and m["files_added"] == m["files_removed"] == 0
+            lines.append(
+                f"- **{fmt}, (a) retry**: {'met' if ok else 'MISSED'}: "
+                f"{m['files_removed']} files rewritten, "
+                f"{'a new version' if im_a['committed'] else 'no new version'}."
+            )
+        if im_b:
+            m = im_b["metrics"]
+            ok = m["files_removed"] <= im_b["affected_files"] or m["delete_files_added"]
+            lines.append(
+                f"- **{fmt}, (b) files**: {'met' if ok else 'MISSED'}: {m['files_removed']} data "
+                f"files rewritten; {im_b['affected_files']} files hold a changed or deleted key "
+                f"(of {raw['table_sizes'][im_b['table']]['files']} in the table)."
+            )
+        if im_b and job_b:
+            inv, eng = (
+                im_b["median_s"] / job_b["median_s"],
+                im_b["engine_median_s"] / job_b["median_s"],
+            )
+            lines.append(
+                f"- **{fmt}, (b) within 1.2× of (4)**: dbt invocation {inv:.2f}× "
+                f"({'met' if inv <= 1.2 else 'missed'}), engine work {eng:.2f}× "
+                f"({'met' if eng <= 1.2 else 'missed'})."
+            )
+        if im_b and ref_b:
+            inv, eng = (
+                ref_b["median_s"] / im_b["median_s"],
+                ref_b["median_s"] / im_b["engine_median_s"],
+            )
+            lines.append(
+                f"- **{fmt}, (b) ≥ 4× faster than (3)**: dbt invocation {inv:.2f}× "
+                f"({'met' if inv >= 4 else 'missed'}), engine work {eng:.2f}× "
+                f"({'met' if eng >= 4 else 'missed'})."
+            )
+    return lines
+
+
+def cli_table(runs: dict[str, dict[str, Any]]) -> list[str]:
+    lines = [
+        "| format | end to end, startup included | median s (min–max) |",
+        "| --- | --- | ---: |",
+    ]
+    for fmt, raw in runs.items():
+        for name, t in (raw.get("cli") or {}).get("runs", {}).items():
+            lines.append(
+                f"| {fmt} | {name} | {t['median_s']:.1f} ({t['min_s']:.1f}–{t['max_s']:.1f}) |"
+            )
+    return lines if len(lines) > 2 else []
+
+
+def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    base = runs.get("default", {})
+    lines = []
+    for label, by_format in runs.items():
+        if label == "default":
+            continue
+        for fmt, raw in by_format.items():
+            for r in raw["records"]:
+                ref = base.get(fmt) and find(base[fmt], r["contender"], r["case"], r["storage"])
+                if not ref:
+                    continue
+                lines.append(
+                    f"| {fmt} | {LABELS[r['contender']]} {r['storage'].upper()} | {r['case']} "
+                    f"| {ref['median_s']:.2f} / {ref['engine_median_s']:.2f} "
+                    f"| {r['median_s']:.2f} / {r['engine_median_s']:.2f} "
+                    f"| {ratio(r['median_s'], ref['median_s'])} / "
+                    f"{ratio(r['engine_median_s'], ref['engine_median_s'])} | {r['check']} |"
+                )
+    if not lines:
+        return []
+    sizes = sorted(
+        {
+            f"{raw['settings']['days']} days × {raw['settings']['rows_per_day']:,} rows"
+            for by_format in runs.values()
+            for raw in by_format.values()
+        }
+    )
+    return [
+        f"Sizes compared: {'; '.join(sizes)}.",
+        "",
+        "| format | contender | case | default size: wall / engine s | larger: wall / engine s "
+        "| ratio wall / engine | final rows |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+        *lines,
+    ]
+
+
+def setup(runs: dict[str, dict[str, Any]]) -> list[str]:
+    raw = next(iter(runs.values()))
+    s, m, v = raw["settings"], raw["machine"], raw["versions"]
+    size = raw["table_sizes"][raw["records"][0]["table"]]
+    return [
+        f"Machine: {m['nproc']} cores ({m['cpu']}), {m['memory_gib']} GiB, {m['os']}, "
+        f"Python {m['python']}, Java {v['java']}.",
+        f"Versions: pyspark {v['pyspark']}, dbt-core {v['dbt-core']}, dbt-spark {v['dbt-spark']}, "
+        f"delta-spark {v['delta-spark']}, jars: "
+        + ", ".join(r["versions"]["spark.jars.packages"] for r in runs.values())
+        + ".",
+        f"Table: {s['days']} days × {s['rows_per_day']:,} rows = {s['days'] * s['rows_per_day']:,} "
+        f"rows, partitioned by day, {s['files_per_day']} files per day "
+        f"({size['files']} files, {size['bytes'] / MB:.1f} MB on Delta). Re-merged day: {raw['day']}. "
+        f"{s['reps']} timed runs per cell after one untimed warm-up run per contender, "
+        "each on the table reset to the same base version.",
+        "Cases: " + "; ".join(f"({k}) {c.title}" for k, c in CASES.items()) + ".",
+    ]
+
+
+def chart(runs: dict[str, dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    fig, axes = pyplot.subplots(1, len(runs), figsize=(7 * len(runs), 4.8), squeeze=False)
+    for ax, (fmt, raw) in zip(axes[0], runs.items(), strict=True):
+        series = sorted(
+            {(r["contender"], r["storage"]) for r in raw["records"]},
+            key=lambda k: (list(LABELS).index(k[0]), k[1]),
+        )
+        cases = sorted({r["case"] for r in raw["records"]})
+        width = 0.8 / len(series)
+        for i, (contender, storage) in enumerate(series):
+            found = [find(raw, contender, c, storage) for c in cases]
+            xs = [j + i * width for j, r in enumerate(found) if r]
+            rs = [r for r in found if r]
+            errors = [
+                [r["median_s"] - r["min_s"] for r in rs],
+                [r["max_s"] - r["median_s"] for r in rs],
+            ]
+            label = LABELS[contender] + (" MoR" if storage == "mor" else "")
+            ax.bar(xs, [r["median_s"] for r in rs], width, yerr=errors, label=label)
+            if contender in ("idempotent_merge", "stock_merge"):
+                engine = [r["engine_median_s"] for r in rs]
+                ax.bar(xs, engine, width, fill=False, hatch="//", edgecolor="white", linewidth=0)
+        ax.set_xticks(
+            [j + 0.4 - width / 2 for j in range(len(cases))],
+            [f"({c}) {CASES[c].title}" for c in cases],
+            fontsize=7,
+        )
+        ax.set_title(f"{fmt}: re-merge one day (median, min–max; hatched = engine work)")
+        ax.set_ylabel("seconds")
+        ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    pyplot.close(fig)
+
+
+def write(out_dir: Path) -> str:
+    runs = load(out_dir)
+    main = runs.get("default")
+    if not main:
+        raise SystemExit(f"no default-*.json under {out_dir / 'raw'}: run the benchmark first")
+    chart(main, out_dir / "results.png")
+    lines = [
+        "# Benchmark: re-merging one day",
+        "",
+        f"Written by `make bench` ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC) from `raw/*.json`; "
+        "the analysis at the end is written by hand from that run.",
+        "",
+        *setup(main),
+        "",
+        "![results](results.png)",
+        "",
+        "## Results",
+        "",
+        "Wall time is the whole contender: for (1) and (2) one in-process `dbt run` "
+        "(dbtRunner: parse, compile, every statement); *engine s* is the node's execute step "
+        "from dbt's run results (the SQL statements alone). (3) and (4) are `spark.sql` / "
+        "DataFrame calls in the same JVM, so engine = wall. *rows rewritten unchanged* = rows "
+        "written into new data files minus the rows the case really changes (Delta: the MERGE's "
+        "copied + updated + inserted rows; Iceberg: the snapshot's added-records). "
+        "*final rows*: the re-merged day compared with the source day by exceptAll in both "
+        "directions, every other day by count and checksum against the base table.",
+        "",
+        *results_table(main),
+        "",
+        "## Targets",
+        "",
+        *targets(main),
+        "",
+    ]
+    cli = cli_table(main)
+    if cli:
+        lines += ["## dbt's fixed cost: command line end to end (case b)", "", *cli, ""]
+    scale = scaling(runs)
+    if scale:
+        lines += ["## Scaling the table", "", *scale, ""]
+    notes = out_dir / "notes.md"
+    if notes.exists():
+        lines += [notes.read_text().strip(), ""]
+    text = "\n".join(lines)
+    (out_dir / "results.md").write_text(text)
+    return text

@@ -1,0 +1,210 @@
+"""One table format in one process (one JVM): build the tables, then time every contender.
+
+For each contender x case, `reps` runs, each on the table reset to the same base version
+(Delta RESTORE / Iceberg rollback_to_snapshot); the commit metrics are read after each run and
+the final rows checked after the first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from retry_safe.bench import environment
+from retry_safe.bench.contenders import (
+    DBT_MODELS,
+    MOR_MODEL,
+    day_bounds,
+    dbt_models,
+    reference_merge_sql,
+)
+from retry_safe.bench.data import COW, MOR, create_source, create_target
+from retry_safe.bench.job import reconcile_day
+from retry_safe.bench.measure import (
+    check_rows,
+    commits_since,
+    current_version,
+    day_stats,
+    reset,
+)
+from retry_safe.bench.settings import CASES, SCHEMA, Settings
+from retry_safe.project import interval_vars, run_dbt
+from retry_safe.testing import write_project
+
+
+def table_of(contender: str) -> str:
+    return DBT_MODELS.get(contender, contender)
+
+
+def variants(s: Settings) -> list[tuple[str, str, str]]:
+    """(contender, storage, table): every contender copy-on-write, plus (1) merge-on-read."""
+    found = [(c, "cow", table_of(c)) for c in s.contenders]
+    if s.mor and "idempotent_merge" in s.contenders:
+        found.append(("idempotent_merge", "mor", MOR_MODEL))
+    return found
+
+
+def start(s: Settings, home: Path) -> tuple[Any, Path]:
+    """A fresh warehouse under home, the scratch dbt project, and dbt's SparkSession."""
+    os.environ.update(
+        {"LAKEHOUSE_HOME": str(home), "LAKEHOUSE_SCHEMA": SCHEMA, "DBT_TARGET": s.target}
+    )
+    shutil.rmtree(home / s.table_format, ignore_errors=True)
+    project = write_project(home / f"project-{s.table_format}", dbt_models())
+    run_dbt(["debug"], s.target, project_dir=project)
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.getOrCreate()
+    spark.sql(f"create schema if not exists {SCHEMA}")
+    return spark, project
+
+
+def table_size(spark: Any, table: str, table_format: str) -> dict[str, int]:
+    relation = f"{SCHEMA}.{table}"
+    if table_format == "iceberg":
+        row = spark.sql(
+            f"select count(*), sum(file_size_in_bytes) from {relation}.files where content = 0"
+        ).first()
+        return {"files": int(row[0]), "bytes": int(row[1])}
+    row = spark.sql(f"describe detail {relation}").first()
+    return {"files": int(row["numFiles"]), "bytes": int(row["sizeInBytes"])}
+
+
+def affected_files(spark: Any, s: Settings, table: str, case_name: str) -> int:
+    """Files of the base table that hold a key the case changes or deletes."""
+    case = CASES[case_name]
+    predicates = [p for p in (case.changed, case.missing) if p]
+    if not predicates:
+        return 0
+    file_column = "_file" if s.table_format == "iceberg" else "_metadata.file_path"
+    start_day, _ = day_bounds(s.day)
+    return spark.sql(
+        f"select count(distinct {file_column}) from {SCHEMA}.{table} "
+        f"where event_date = date'{start_day}' and ({' or '.join(predicates)})"
+    ).first()[0]
+
+
+def run_contender(
+    spark: Any, s: Settings, project: Path, contender: str, table: str, source: str
+) -> tuple[float, float]:
+    """Run once; returns (wall seconds, seconds of engine work)."""
+    started = time.perf_counter()
+    if contender in DBT_MODELS:
+        result = run_dbt(
+            ["run", "--quiet", "--select", table],
+            s.target,
+            interval_vars(*day_bounds(s.day), bench_source=source),
+            project_dir=project,
+        )
+        wall = time.perf_counter() - started
+        timing = {t.name: t for t in result.result.results[0].timing}
+        execute = timing["execute"]
+        return wall, (execute.completed_at - execute.started_at).total_seconds()
+    if contender == "reference_merge":
+        spark.sql(reference_merge_sql(table, source, s.day))
+    else:
+        reconcile_day(spark, table, source, s.day)
+    wall = time.perf_counter() - started
+    return wall, wall
+
+
+def measure(
+    spark: Any, s: Settings, project: Path, variant: tuple[str, str, str], case: str, ctx: dict
+) -> dict[str, Any]:
+    contender, storage, table = variant
+    source = ctx["sources"][case]
+    base = ctx["base_versions"][table]
+    samples = []
+    for rep in range(s.reps):
+        reset(spark, table, s.table_format, base)
+        before = current_version(spark, table, s.table_format)
+        wall, engine = run_contender(spark, s, project, contender, table, source)
+        after = current_version(spark, table, s.table_format)
+        sample: dict[str, Any] = {"wall_s": wall, "engine_s": engine, "committed": after != before}
+        sample["metrics"] = vars(commits_since(spark, table, s.table_format, before))
+        if rep == 0:
+            sample["check"] = check_rows(spark, table, source, s.day, ctx["base_stats"])
+        samples.append(sample)
+    reset(spark, table, s.table_format, base)
+    walls = [x["wall_s"] for x in samples]
+    engines = [x["engine_s"] for x in samples]
+    record = {"contender": contender, "storage": storage, "case": case, "table": table}
+    record.update(
+        median_s=statistics.median(walls),
+        min_s=min(walls),
+        max_s=max(walls),
+        engine_median_s=statistics.median(engines),
+        committed=any(x["committed"] for x in samples),
+        metrics=samples[0]["metrics"],
+        check=samples[0]["check"],
+        expected=CASES[case].counts(s.rows_per_day),
+        affected_files=ctx["affected"][case],
+        samples=samples,
+    )
+    return record
+
+
+def prepare(spark: Any, s: Settings) -> dict[str, Any]:
+    """Every contender's table (same data, same layout) and the case sources."""
+    ctx: dict[str, Any] = {"base_versions": {}, "sizes": {}}
+    for _, storage, table in variants(s):
+        properties = (MOR if storage == "mor" else COW)[s.table_format]
+        began = time.perf_counter()
+        create_target(spark, s, table, properties)
+        ctx["base_versions"][table] = current_version(spark, table, s.table_format)
+        ctx["sizes"][table] = table_size(spark, table, s.table_format)
+        print(
+            f"[bench] {s.table_format} {table}: {s.total_rows:,} rows, "
+            f"{ctx['sizes'][table]['files']} files ({time.perf_counter() - began:.1f} s)"
+        )
+    ctx["sources"] = {c: create_source(spark, s, CASES[c]) for c in s.cases}
+    first = variants(s)[0][2]
+    ctx["base_stats"] = day_stats(spark, first)
+    ctx["affected"] = {c: affected_files(spark, s, first, c) for c in s.cases}
+    return ctx
+
+
+def warm_up(spark: Any, s: Settings, project: Path, ctx: dict) -> None:
+    """One untimed run per contender (parse, JIT, caches), then back to the base version."""
+    case = s.cases[0]
+    for contender, _, table in variants(s):
+        run_contender(spark, s, project, contender, table, ctx["sources"][case])
+        reset(spark, table, s.table_format, ctx["base_versions"][table])
+
+
+def run(s: Settings, home: Path, out: Path) -> dict[str, Any]:
+    s.check()
+    spark, project = start(s, home)
+    ctx = prepare(spark, s)
+    warm_up(spark, s, project, ctx)
+    records = []
+    for variant in variants(s):
+        for case in s.cases:
+            record = measure(spark, s, project, variant, case, ctx)
+            records.append(record)
+            print(
+                f"[bench] {s.table_format} {variant[0]} {variant[1]} case {case}: "
+                f"median {record['median_s']:.2f} s, engine {record['engine_median_s']:.2f} s, "
+                f"files +{record['metrics']['files_added']} -{record['metrics']['files_removed']}, "
+                f"{record['check']}"
+            )
+    raw = {
+        "settings": s.as_dict(),
+        "day": s.day.isoformat(),
+        "home": str(home),
+        "project": str(project),
+        "machine": environment.machine(),
+        "versions": environment.versions(spark),
+        "table_sizes": ctx["sizes"],
+        "base_versions": ctx["base_versions"],
+        "sources": ctx["sources"],
+        "records": records,
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(raw, indent=1, default=str))
+    return raw

@@ -1,0 +1,81 @@
+"""What one benchmark run measures: table size, contenders, cases, repetitions."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+FORMATS = {"delta": "local", "iceberg": "local_iceberg"}
+CONTENDERS = ["idempotent_merge", "stock_merge", "reference_merge", "pyspark_job"]
+LABELS = {
+    "idempotent_merge": "(1) idempotent_merge (dbt)",
+    "stock_merge": "(2) dbt-spark merge (dbt)",
+    "reference_merge": "(3) reference 000 MERGE (SQL)",
+    "pyspark_job": "(4) minimal PySpark job",
+}
+SCHEMA = "bench"
+FIRST_DAY = date(2026, 1, 1)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One re-merge of the chosen day: which source rows change, which keys go missing."""
+
+    name: str
+    title: str
+    changed: str | None  # SQL predicate on id: rows whose amount changes
+    missing: str | None  # SQL predicate on id: keys left out of the source
+
+    def counts(self, rows_per_day: int) -> dict[str, int]:
+        """Rows the case really changes and deletes (ids are consecutive within a day)."""
+        share = {None: 0, "id % 100 = 7": 100, "id % 10 = 3": 10, "id % 100 = 42": 100}
+        changed = rows_per_day // share[self.changed] if self.changed else 0
+        missing = rows_per_day // share[self.missing] if self.missing else 0
+        return {"changed": changed, "deleted": missing}
+
+
+CASES = {
+    "a": Case("a", "identical source (a retry)", None, None),
+    "b": Case("b", "1% of rows changed, 1% of keys missing", "id % 100 = 7", "id % 100 = 42"),
+    "c": Case("c", "10% of rows changed", "id % 10 = 3", None),
+}
+
+
+@dataclass
+class Settings:
+    table_format: str = "delta"
+    days: int = 30
+    rows_per_day: int = 100_000
+    files_per_day: int = 4
+    reps: int = 3
+    day_index: int = 14
+    contenders: list[str] = field(default_factory=lambda: list(CONTENDERS))
+    cases: list[str] = field(default_factory=lambda: list(CASES))
+    mor: bool = True
+    cli: bool = True
+    label: str = "default"
+
+    @property
+    def target(self) -> str:
+        return FORMATS[self.table_format]
+
+    @property
+    def day(self) -> date:
+        return FIRST_DAY + timedelta(days=self.day_index)
+
+    @property
+    def total_rows(self) -> int:
+        return self.days * self.rows_per_day
+
+    def check(self) -> None:
+        if self.rows_per_day % 100 or self.rows_per_day % self.files_per_day:
+            raise SystemExit("--rows-per-day must be a multiple of 100 and of --files-per-day")
+        if not 0 <= self.day_index < self.days:
+            raise SystemExit("--day-index must name one of the generated days")
+        unknown = set(self.contenders) - set(CONTENDERS) | set(self.cases) - set(CASES)
+        if unknown:
+            raise SystemExit(f"unknown contender or case: {', '.join(sorted(unknown))}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
