@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from retry_safe.metastore import derby_network_server
 from retry_safe.project import PROJECT_DIR
+from retry_safe.scenario import command
 
 CART = "retail_daily_product_cart_abandonment"
 SETUP = [
@@ -65,8 +65,7 @@ def scenario(
     env: dict[str, str], plan: list, dump: list[str] = (), log: str = "logs"
 ) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "retry_safe.scenario", "steps", "--keep-going", json.dumps(plan)]
-        + list(dump),
+        command(plan, dump, keep_going=True),
         cwd=PROJECT_DIR,
         env={**env, "DBT_LOG_PATH": str(Path(env["LAKEHOUSE_HOME"]) / log)},
         stdout=subprocess.PIPE,

@@ -23,14 +23,14 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from retry_safe.project import PROJECT_DIR, interval_vars, run_dbt
+from retry_safe.project import PROJECT_DIR
+from retry_safe.scenario import command, steps
 from retry_safe.tables import dump_tables
 
 CART = "retail_daily_product_cart_abandonment"
@@ -98,14 +98,9 @@ class Scenario:
             "DBT_LOG_PATH": str(home / "logs"),
         }
 
-    def command(self, plan: list[list[str]], dump: list[str] | None = None) -> list[str]:
-        return [sys.executable, "-m", "retry_safe.scenario", "steps", json.dumps(plan)] + (
-            dump or []
-        )
-
     def run(self, plan: list[list[str]], dump: list[str]) -> dict:
         done = subprocess.run(
-            self.command(plan, dump),
+            command(plan, dump),
             cwd=PROJECT_DIR,
             env=self.env,
             capture_output=True,
@@ -156,7 +151,7 @@ class Scenario:
         """Run the steps, kill at the point; returns where the kill landed."""
         offset = self.log.stat().st_size if self.log.exists() else 0
         process = subprocess.Popen(
-            self.command(plan),
+            command(plan),
             cwd=PROJECT_DIR,
             env=self.env,
             stdout=subprocess.DEVNULL,
@@ -198,12 +193,7 @@ def clean_run(target: str, table_format: str) -> dict:
     """The same plan run once, in this process, in this test's schema."""
     from pyspark.sql import SparkSession
 
-    for step in PLAN:
-        if step == ["seed"]:
-            run_dbt(["seed"], target)
-        else:
-            selector, start, end = step
-            run_dbt(["run", "--select", selector], target, interval_vars(start, end))
+    steps(PLAN, target=target)
     spark = SparkSession.builder.getOrCreate()
     return dump_tables(spark, os.environ["LAKEHOUSE_SCHEMA"], list(TABLES), table_format)
 

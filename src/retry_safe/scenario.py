@@ -18,14 +18,30 @@ import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from retry_safe.project import configure_environment, interval_vars, run_dbt
 from retry_safe.tables import dump_tables
 
 
-def run(selector: str, start: str, end: str) -> None:
-    target = os.environ.get("DBT_TARGET", "local")
+def command(
+    plan: list[list[str]], tables: Sequence[str] = (), keep_going: bool = False
+) -> list[str]:
+    """The command line that runs `steps` on plan in a process of its own."""
+    options = ["--keep-going"] if keep_going else []
+    return [
+        sys.executable,
+        "-m",
+        "retry_safe.scenario",
+        "steps",
+        *options,
+        json.dumps(plan),
+    ] + list(tables)
+
+
+def run(selector: str, start: str, end: str, target: str | None = None) -> None:
+    target = target or os.environ.get("DBT_TARGET", "local")
     run_dbt(["run", "--select", selector], target, interval_vars(start, end))
 
 
@@ -38,12 +54,13 @@ def barrier(folder: str, parties: int) -> None:
         time.sleep(0.01)
 
 
-def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
+def steps(plan: list[list[str]], keep_going: bool = False, target: str | None = None) -> bool:
     """Run the steps in order and print one STEP line each; False if any failed.
 
-    Without keep_going the first failure raises with dbt's error text.
+    Without keep_going the first failure raises with dbt's error text. Also called in-process
+    (a test's clean run), with the test's target.
     """
-    target = os.environ.get("DBT_TARGET", "local")
+    target = target or os.environ.get("DBT_TARGET", "local")
     all_passed = True
     for step in plan:
         if step[0] == "barrier":
@@ -53,7 +70,7 @@ def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
             if step == ["seed"]:
                 run_dbt(["seed"], target)
             else:
-                run(*step)
+                run(*step, target=target)
         except AssertionError as failure:
             if not keep_going:
                 raise
