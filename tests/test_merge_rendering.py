@@ -16,8 +16,8 @@ from retry_safe.project import interval_vars, run_dbt
 from retry_safe.testing import write_project
 
 RENDER_MACRO = """\
-{% macro render_idempotent_merge(cfg) %}
-    {{ log('CHANGES<<' ~ idempotent_merge_changes_sql(cfg, 'staged', 'db.tbl') ~ '>>', info=True) }}
+{% macro render_idempotent_merge(cfg, one_row_per_key=false) %}
+    {{ log('CHANGES<<' ~ idempotent_merge_changes_sql(cfg, 'staged', 'db.tbl', one_row_per_key) ~ '>>', info=True) }}
     {{ log('MERGE<<' ~ idempotent_merge_sql(cfg, 'changes', 'db.tbl') ~ '>>', info=True) }}
 {% endmacro %}
 """
@@ -48,7 +48,7 @@ def cfg(**overrides):
     return {**base, **overrides}
 
 
-def render(tmp_path, target, config) -> tuple[str, str]:
+def render(tmp_path, target, config, one_row_per_key: bool = False) -> tuple[str, str]:
     root = write_project(tmp_path / "render", {}, {"render_idempotent_merge.sql": RENDER_MACRO})
     logged: list[str] = []
 
@@ -57,7 +57,12 @@ def render(tmp_path, target, config) -> tuple[str, str]:
             logged.append(event.info.msg)
 
     run_dbt(
-        ["run-operation", "render_idempotent_merge", "--args", json.dumps({"cfg": config})],
+        [
+            "run-operation",
+            "render_idempotent_merge",
+            "--args",
+            json.dumps({"cfg": config, "one_row_per_key": one_row_per_key}),
+        ],
         target,
         interval_vars("2026-01-01", "2026-01-02"),
         project_dir=root,
@@ -81,18 +86,27 @@ def test_plain_upsert_skips_unchanged_rows(tmp_path, target):
     assert_always(merge)
     assert "not (source.day <=> target.day and source.name <=> target.name" in changes
     assert "when matched and source.dbt_im_op = 'delete'" not in merge
-    assert "deletes as" not in changes
+    assert "'delete'" not in changes
+    assert "from source_newest as source left join target_in_scope as target" in changes
 
 
 def test_version_guard_in_change_set_and_in_merge(tmp_path, target):
     changes, merge = render(tmp_path, target, cfg(version_column="updated_at"))
     assert_always(merge)
-    assert "(source.updated_at > target.updated_at and not (" in changes
+    assert "when source.updated_at > target.updated_at and not (" in changes
     assert (
         "when matched and source.dbt_im_op = 'update' and source.updated_at > target.updated_at then update set"
         in merge
     )
     assert "order by updated_at desc" in changes
+
+
+def test_one_row_per_key_skips_the_newest_row_window(tmp_path, target):
+    config = cfg(version_column="updated_at")
+    changes, _ = render(tmp_path, target, config, one_row_per_key=True)
+    assert "row_number()" not in changes
+    assert "true as dbt_im_exists from staged )" in changes
+    assert "when source.updated_at > target.updated_at and not (" in changes, "guard kept"
 
 
 def test_interval_in_key_bounds_the_on_clause_and_the_deletes(tmp_path, target):
@@ -108,8 +122,12 @@ def test_interval_in_key_bounds_the_on_clause_and_the_deletes(tmp_path, target):
     assert "target.id <=> source.id and target.day <=> source.day" in merge
     assert "and (target.day >= date'2026-01-01' and target.day < date'2026-01-02')" in merge
     assert "when matched and source.dbt_im_op = 'delete' then delete" in merge
-    assert "left anti join source_newest as source" in changes
+    assert "source_newest as source full outer join target_in_scope as target" in changes
     assert "where (target.day >= date'2026-01-01' and target.day < date'2026-01-02')" in changes
+    assert (
+        "when source.dbt_im_exists is null and (target.day >= date'2026-01-01' "
+        "and target.day < date'2026-01-02') then 'delete'"
+    ) in changes
     assert "not matched by source" not in merge
 
 
@@ -118,7 +136,12 @@ def test_interval_outside_the_key_bounds_only_the_deletes(tmp_path, target):
     changes, merge = render(tmp_path, target, config)
     assert_always(merge)
     assert "date'2026-01-01'" not in merge, "a moved key must still match: no interval in ON"
-    assert "where (target.day >= date'2026-01-01' and target.day < date'2026-01-02')" in changes
+    assert "where (target.day" not in changes, "the whole table is joined: a key may have moved"
+    assert (
+        "when source.dbt_im_exists is null and (target.day >= date'2026-01-01' "
+        "and target.day < date'2026-01-02') then 'delete' when source.dbt_im_exists is null "
+        "then null"
+    ) in changes
 
 
 def test_batch_guarded_additive_update(tmp_path, target):
@@ -132,7 +155,7 @@ def test_batch_guarded_additive_update(tmp_path, target):
     assert "target.amount = target.amount + source.amount," in merge
     assert "target.batch_id = source.batch_id" in merge
     assert "and source.batch_id > target.batch_id then update set" in merge
-    assert "or (source.batch_id > target.batch_id)" in changes
+    assert "when source.batch_id > target.batch_id then 'update'" in changes
 
 
 def test_insert_expressions_and_predicates(tmp_path, target):
@@ -154,8 +177,10 @@ def test_update_condition_without_version(tmp_path, target, skip_unchanged):
         cfg(skip_unchanged=skip_unchanged, compare_columns=[] if skip_unchanged else ["name"]),
     )
     if skip_unchanged:
-        assert "or (false)" in changes, (
+        assert "when false then 'update'" in changes, (
             "nothing to compare: an existing key never becomes an update"
         )
     else:
-        assert "or true" in changes, "skip_unchanged: false updates every matched key"
+        assert "when true then 'update'" in changes, (
+            "skip_unchanged: false updates every matched key"
+        )

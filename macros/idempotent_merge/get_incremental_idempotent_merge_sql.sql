@@ -4,8 +4,9 @@
         lookup). Validates the configs, checks the model's new rows, then
           - first run (no table yet, or --full-refresh): creates the table from the source
             reduced to the newest row per key, in one statement;
-          - otherwise: computes the real changes (idempotent_merge_changes_sql) and, only if
-            there are any, applies them with one MERGE: one atomic commit, or nothing.
+          - otherwise: computes the real changes (idempotent_merge_changes_sql) once into a
+            cached temporary view and, only if there are any, applies them with one MERGE:
+            one atomic commit, or nothing.
         Logs one report line and returns a final SELECT of the figures as the model's main
         statement (the work itself has been done, and committed, by then).
     -#}
@@ -32,10 +33,15 @@
         {%- set stats = idempotent_merge_report(cfg, target, file_format, source_stats, {'insert': source_stats.source_keys}) -%}
     {%- else -%}
         {%- set changes = target.identifier ~ '__dbt_changes' -%}
+        {#- a model allowed to be non-deterministic may return other rows on the next read: keep the newest-row window -#}
+        {%- set one_row_per_key = source_stats.source_rows == source_stats.source_keys
+            and not config.get('allow_nondeterministic_model', false) -%}
         {%- call statement('idempotent_merge_changes') -%}
             create or replace temporary view {{ changes }} as
-            {{ idempotent_merge_changes_sql(cfg, source, target) }}
+            {{ idempotent_merge_changes_sql(cfg, source, target, one_row_per_key) }}
         {%- endcall -%}
+        {#- computed once, here: the count and the MERGE (which may read its source twice) use these rows -#}
+        {%- do run_query('cache table ' ~ changes) -%}
         {%- set planned = {} -%}
         {%- for row in run_query('select dbt_im_op, count(*) as n from ' ~ changes ~ ' group by dbt_im_op').rows -%}
             {%- do planned.update({row['dbt_im_op']: row['n']}) -%}
@@ -45,6 +51,7 @@
                 {{ idempotent_merge_sql(cfg, changes, target) }}
             {%- endcall -%}
         {%- endif -%}
+        {%- do run_query('uncache table if exists ' ~ changes) -%}
         {%- do run_query('drop view if exists ' ~ changes) -%}
         {%- set stats = idempotent_merge_report(cfg, target, file_format, source_stats, planned or none) -%}
     {%- endif -%}

@@ -1,4 +1,4 @@
-{% macro idempotent_merge_changes_sql(cfg, source, target) %}
+{% macro idempotent_merge_changes_sql(cfg, source, target, one_row_per_key=false) %}
     {#-
         The real changes the merge must apply, one row per key, with dbt_im_op:
           'insert'  the key is not in the table;
@@ -12,6 +12,10 @@
         matches the target rows that really change, so copy-on-write rewrites only their files.
         A bare WHEN NOT MATCHED BY SOURCE clause would instead make Delta and Iceberg scan and
         rewrite every file of the table on every run, a no-op retry included.
+        One join classifies every key: a left join, or a full outer join when deletes are on
+        (the table's keys the source lacks come out of the same join).
+        one_row_per_key: the source check found exactly one row per key, so the newest-row
+        window (a sort of the whole source) is skipped.
     -#}
     {%- set keys = cfg.unique_key -%}
     {%- set scope = cfg.predicates | list -%}
@@ -33,7 +37,16 @@
     {%- endif -%}
     {%- set key_set = keys | map('lower') | list -%}
     with source_newest as (
-        {{ idempotent_merge_newest_sql(cfg, source) | indent(8) }}
+        select
+            {{ cfg.columns | join(', ') }},
+            true as dbt_im_exists
+        {%- if one_row_per_key %}
+        from {{ source }}
+        {%- else %}
+        from (
+            {{ idempotent_merge_newest_sql(cfg, source) | indent(12) }}
+        ) as newest
+        {%- endif %}
     ),
 
     target_in_scope as (
@@ -46,40 +59,30 @@
         {%- endif %}
     ),
 
-    upserts as (
+    classified as (
         select
             {%- for c in cfg.columns %}
-            source.{{ c }},
-            {%- endfor %}
-            case when target.dbt_im_exists then 'update' else 'insert' end as dbt_im_op
-        from source_newest as source
-        left join target_in_scope as target
-            on {{ idempotent_merge_key_match(keys, 'target', 'source') }}
-        where target.dbt_im_exists is null
-            {%- if conditions %}
-            or ({{ conditions | join(' and ') }})
+            {%- if (c | lower) in key_set %}
+            case when source.dbt_im_exists then source.{{ c }} else target.{{ c }} end as {{ c }},
             {%- else %}
-            or true
+            source.{{ c }},
             {%- endif %}
-    ){%- if cfg.delete_missing -%},
-
-    deletes as (
-        select distinct
-            {%- for c in cfg.columns %}
-            {{ ('target.' ~ c) if (c | lower) in key_set else 'null' }} as {{ c }},
             {%- endfor %}
-            'delete' as dbt_im_op
-        from target_in_scope as target
-        left anti join source_newest as source
+            case
+                when target.dbt_im_exists is null then 'insert'
+                {%- if cfg.delete_missing %}
+                when source.dbt_im_exists is null
+                    and {{ in_interval('target.' ~ cfg.interval_column, cfg.interval_type) }}
+                    then 'delete'
+                when source.dbt_im_exists is null then null
+                {%- endif %}
+                when {{ (conditions | join(' and ')) if conditions else 'true' }} then 'update'
+            end as dbt_im_op
+        from source_newest as source
+        {{ 'full outer' if cfg.delete_missing else 'left' }} join target_in_scope as target
             on {{ idempotent_merge_key_match(keys, 'target', 'source') }}
-        where {{ in_interval('target.' ~ cfg.interval_column, cfg.interval_type) }}
     )
 
-    select * from upserts
-    union all
-    select * from deletes
-    {%- else %}
-
-    select * from upserts
-    {%- endif %}
+    select * from classified
+    where dbt_im_op is not null
 {% endmacro %}

@@ -10,6 +10,10 @@
             orders them;
           - an empty source while the target holds rows in the interval that
             delete_missing_in_interval would delete (unless allow_empty_interval).
+        One aggregate query (a single pass over the source) counts rows, keys, NULLs and rows
+        outside the interval. Rows of one key can only conflict when there are more rows than
+        keys, so the query that looks for them runs only then; the table is read only when
+        the source is empty.
         Returns {'source_rows': n, 'source_keys': n}.
     -#}
     {%- set keys = cfg.unique_key -%}
@@ -38,7 +42,8 @@
     {%- if p['outside_rows'] > 0 -%}
         {%- do problems.append(p['outside_rows'] ~ " source row(s) have " ~ cfg.interval_column ~ " outside the requested interval [" ~ interval_bounds()['start'].isoformat() ~ ", " ~ interval_bounds()['end'].isoformat() ~ ") (values from " ~ p['min_interval_value'] ~ " to " ~ p['max_interval_value'] ~ "). Filter the model with {{ in_interval('" ~ cfg.interval_column ~ "', '" ~ cfg.interval_type ~ "') }}.") -%}
     {%- endif -%}
-    {%- if not problems -%}
+    {#- conflicting rows need two rows of one key: with one row per key there are none to look for -#}
+    {%- if not problems and p['source_rows'] > p['source_keys'] -%}
         {%- set tie_columns = keys + ([guard] if guard else []) + ([cfg.tie_break_column] if cfg.tie_break_column else []) -%}
         {%- set tie_sql -%}
             select {{ tie_columns | join(', ') }}, count(*) as variants
