@@ -35,6 +35,8 @@ def write_project(root: Path, models: dict[str, str], macros: dict[str, str] | N
         for name, code in files.items():
             (root / folder / name).write_text(code)
     project_macros = root / "project_macros"
+    if project_macros.is_symlink():  # a reused folder may still link another checkout's macros
+        project_macros.unlink()
     if not project_macros.exists():
         project_macros.symlink_to(PROJECT_DIR / "macros", target_is_directory=True)
     return root

@@ -28,7 +28,7 @@ RESET_TABLES = (DBT_MODELS["idempotent_merge"], "pyspark_job")
 def environment(raw: dict[str, Any]) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
-        LAKEHOUSE_HOME=raw["home"],
+        LAKEHOUSE_HOME=str(PROJECT_DIR / raw["home"]),
         LAKEHOUSE_SCHEMA=SCHEMA,
         DBT_TARGET=_target(raw),
         DBT_PROFILES_DIR=env.get("DBT_PROFILES_DIR", str(PROJECT_DIR / "profiles")),
@@ -54,7 +54,7 @@ def commands(raw: dict[str, Any]) -> dict[str, list[str]]:
             "--select",
             DBT_MODELS["idempotent_merge"],
             "--project-dir",
-            raw["project"],
+            str(PROJECT_DIR / raw["project"]),
             "--target",
             _target(raw),
             "--vars",

@@ -33,8 +33,13 @@ from retry_safe.bench.measure import (
     reset,
 )
 from retry_safe.bench.settings import CASES, SCHEMA, Settings
-from retry_safe.project import interval_vars, run_dbt
+from retry_safe.project import PROJECT_DIR, interval_vars, run_dbt
 from retry_safe.testing import write_project
+
+
+def portable(path: Path) -> str:
+    """A path as the raw file records it: relative to the project, so no machine path is kept."""
+    return os.path.relpath(path.resolve(), PROJECT_DIR)
 
 
 def table_of(contender: str) -> str:
@@ -196,8 +201,8 @@ def run(s: Settings, home: Path, out: Path) -> dict[str, Any]:
     raw = {
         "settings": s.as_dict(),
         "day": s.day.isoformat(),
-        "home": str(home),
-        "project": str(project),
+        "home": portable(home),
+        "project": portable(project),
         "machine": environment.machine(),
         "versions": environment.versions(spark),
         "table_sizes": ctx["sizes"],
