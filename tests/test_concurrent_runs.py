@@ -39,11 +39,12 @@ CONCURRENT = [
         [CART, "2026-01-02", "2026-01-04"],
     ],
 ]
-# The documents' tables, as text: Ben's 200 plus batch 2's 25 once; the cart days 1 to 3.
+# The documents' tables, as text: Ben's 200 plus batch 2's 25 once (applied batches 1 and 2);
+# the cart days 1 to 3.
 ADDITIVE = [
-    ["1", "Ada", "100", "1", "False", "1"],
-    ["2", "Ben", "225", "2", "False", "2"],
-    ["3", "Cyd", "300", "1", "False", "1"],
+    ["1", "Ada", "100", "1", "False", "1", "[1]"],
+    ["2", "Ben", "225", "2", "False", "2", "[1, 2]"],
+    ["3", "Cyd", "300", "1", "False", "1", "[1]"],
 ]
 CART_ROWS = [
     ["2026-01-01", "P1", "Trail Shoe", "footwear", "3", "1", "2", "0.6667"],

@@ -336,3 +336,122 @@ def test_a_changed_model_schema_is_refused_by_default_then_appended_on_request(
         (1, "a", "x", 1, T1, "x!"),
         (2, "b", "y", 2, T0, None),
     ]
+
+
+def test_a_model_with_only_key_columns_inserts_without_an_update_clause(
+    spark, target, schema, table_format, project
+):
+    """Nothing to update: the MERGE has no update clause, inserts still apply."""
+    model = (
+        "{{ config(materialized='incremental', incremental_strategy='idempotent_merge',"
+        " unique_key=['id', 'part']) }}\n"
+        "select id, part from {{ target.schema }}.src\n"
+    )
+    root = project(keys=model)
+    spark.sql(f"create schema if not exists {schema}")
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0), (2, "b", "y", 2, T0)])
+    run_dbt(["run"], target, project_dir=root)
+    fill_source(spark, schema, table_format, [(2, "b", "y", 2, T0), (3, "c", "z", 3, T1)])
+    run_dbt(["run"], target, project_dir=root)
+    relation = f"{schema}.keys"
+    assert rows(spark, relation, ["id", "part"]) == [(1, "a"), (2, "b"), (3, "c")]
+    commits = commit_count(spark, relation, table_format)
+    run_dbt(["run"], target, project_dir=root)
+    assert commit_count(spark, relation, table_format) == commits
+
+
+def test_every_column_excluded_from_updates_still_inserts_and_deletes(
+    spark, target, schema, table_format, project
+):
+    model = versioned_model(
+        unique_key="id",
+        version_column=None,
+        interval_column="updated_at",
+        delete_missing_in_interval=True,
+        merge_exclude_columns=["part", "name", "amount", "updated_at"],
+    ).replace(
+        "select * from {{ target.schema }}.src",
+        "select * from {{ target.schema }}.src where {{ in_interval('updated_at') }}",
+    )
+    root = project(merged=model)
+    spark.sql(f"create schema if not exists {schema}")
+    day = interval_vars("2026-10-02", "2026-10-03")
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T1), (2, "b", "y", 2, T1)])
+    run_dbt(["run"], target, day, project_dir=root)
+    # 1 changed (nothing may be updated: kept as is), 2 vanished (deleted), 3 new (inserted)
+    fill_source(spark, schema, table_format, [(1, "a", "x2", 9, T1), (3, "c", "z", 3, T1)])
+    run_dbt(["run"], target, day, project_dir=root)
+    assert rows(spark, f"{schema}.merged", COLUMNS, ["id"]) == [
+        (1, "a", "x", 1, T1),
+        (3, "c", "z", 3, T1),
+    ]
+
+
+BATCH_CONFIG = (
+    "materialized='incremental', incremental_strategy='idempotent_merge', unique_key='id', "
+    "batch_column='batch', merge_update_columns=['amount', 'label', 'batch'], "
+    "merge_update_expressions={'amount': 'target.amount + source.amount'}"
+)
+BATCH_MODELS = {
+    "sql": (
+        "moved.sql",
+        "{{ config(" + BATCH_CONFIG + ") }}\nselect * from {{ target.schema }}.moves\n",
+    ),
+    "python": (
+        "moved.py",
+        "def model(dbt, session):\n"
+        "    dbt.config(" + BATCH_CONFIG.replace("'", '"') + ")\n"
+        '    return session.table(f"{dbt.this.schema}.moves")\n',
+    ),
+}
+MOVES = "id bigint, batch bigint, amount bigint, label string"
+
+
+@pytest.mark.parametrize("language", ["sql", "python"])
+def test_batch_column_applies_each_batch_of_a_key_once_in_any_grouping(
+    spark, target, schema, table_format, tmp_path, language
+):
+    """Three batches of key 1 in one run are folded in batch order (amount 10 + 5 + 1, the
+    newest label); a late batch 1 of key 2 adds 100 once and leaves the newer label."""
+    name, code = BATCH_MODELS[language]
+    root = write_project(tmp_path / "batches", {name: code})
+    spark.sql(f"create schema if not exists {schema}")
+    spark.sql(f"drop table if exists {schema}.moves")
+    spark.sql(f"create table {schema}.moves ({MOVES}) using {table_format}")
+    spark.sql(
+        f"insert into {schema}.moves values "
+        "(1, 1, 10, 'a1'), (1, 2, 5, 'a2'), (2, 2, 7, 'b2'), (1, 3, 1, 'a3'), (1, 3, 1, 'a3')"
+    )
+    relation = f"{schema}.moved"
+    columns = ["id", "batch", "amount", "label", "applied_batches"]
+    first = [(1, 3, 16, "a3", [1, 2, 3]), (2, 2, 7, "b2", [2])]
+    run_dbt(["run"], target, project_dir=root)
+    assert rows(spark, relation, columns) == first
+    commits = commit_count(spark, relation, table_format)
+    run_dbt(["run"], target, project_dir=root)
+    assert rows(spark, relation, columns) == first
+    assert commit_count(spark, relation, table_format) == commits
+
+    spark.sql(f"insert into {schema}.moves values (2, 1, 100, 'b1')")
+    for _ in range(2):
+        run_dbt(["run"], target, project_dir=root)
+        assert rows(spark, relation, columns) == [
+            (1, 3, 16, "a3", [1, 2, 3]),
+            (2, 2, 107, "b2", [1, 2]),
+        ]
+
+
+def test_two_different_rows_in_one_batch_of_a_key_are_refused(
+    spark, target, schema, table_format, tmp_path
+):
+    name, code = BATCH_MODELS["sql"]
+    root = write_project(tmp_path / "batches", {name: code})
+    spark.sql(f"create schema if not exists {schema}")
+    spark.sql(f"drop table if exists {schema}.moves")
+    spark.sql(f"create table {schema}.moves ({MOVES}) using {table_format}")
+    spark.sql(f"insert into {schema}.moves values (1, 1, 10, 'a'), (1, 1, 20, 'a')")
+    text = describe_failure(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    assert "several source rows share a key and batch but differ in other columns" in text
+    assert "(id=1, batch=1: 2 different rows)" in text
+    assert "nothing was written" in text
+    assert not spark.catalog.tableExists(f"{schema}.moved")

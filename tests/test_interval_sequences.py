@@ -25,7 +25,7 @@ REJECTED_COLUMNS = ["source_file", "file_date", "line_number", "raw_line", "reje
 FIRST_DAY = date(2026, 10, 1)
 DAYS = 8
 ORDER_IDS = range(3001, 3013)
-STATUSES = ["placed", "paid", "packed", "shipped", "delivered", "returned"]
+STATUSES = ["placed", "shipped", "cancelled"]  # the accepted set (var orders_accepted_statuses)
 RUNS = int(os.environ.get("SOAK_RUNS", "32"))
 SEED = int(os.environ.get("SOAK_SEED", "20261130"))
 

@@ -17,7 +17,14 @@ from retry_safe.testing import write_project
 
 RENDER_MACRO = """\
 {% macro render_idempotent_merge(cfg, one_row_per_key=false) %}
-    {{ log('CHANGES<<' ~ idempotent_merge_changes_sql(cfg, 'staged', 'db.tbl', one_row_per_key) ~ '>>', info=True) }}
+    {%- if cfg.batch_column -%}
+        {%- set types = {'id': 'bigint', 'day': 'date', 'name': 'string', 'amount': 'bigint',
+                         'updated_at': 'timestamp', 'batch_id': 'bigint'} -%}
+        {%- set changes = idempotent_merge_batches_sql(cfg, 'staged', 'db.tbl', types) -%}
+    {%- else -%}
+        {%- set changes = idempotent_merge_changes_sql(cfg, 'staged', 'db.tbl', one_row_per_key) -%}
+    {%- endif -%}
+    {{ log('CHANGES<<' ~ changes ~ '>>', info=True) }}
     {{ log('MERGE<<' ~ idempotent_merge_sql(cfg, 'changes', 'db.tbl') ~ '>>', info=True) }}
 {% endmacro %}
 """
@@ -39,6 +46,7 @@ def cfg(**overrides):
         "allow_null_keys": False,
         "skip_unchanged": True,
         "batch_column": None,
+        "applied_column": None,
         "update_columns": ["day", "name", "amount", "updated_at", "batch_id"],
         "compare_columns": ["day", "name", "amount", "updated_at", "batch_id"],
         "update_expressions": {},
@@ -144,18 +152,39 @@ def test_interval_outside_the_key_bounds_only_the_deletes(tmp_path, target):
     ) in changes
 
 
-def test_batch_guarded_additive_update(tmp_path, target):
+def test_batch_column_folds_the_pending_batches_of_each_key(tmp_path, target):
     config = cfg(
         batch_column="batch_id",
+        applied_column="applied_batches",
         update_columns=["amount", "batch_id"],
         update_expressions={"amount": "target.amount + source.amount"},
     )
     changes, merge = render(tmp_path, target, config)
     assert_always(merge)
-    assert "target.amount = target.amount + source.amount," in merge
-    assert "target.batch_id = source.batch_id" in merge
-    assert "and source.batch_id > target.batch_id then update set" in merge
-    assert "when source.batch_id > target.batch_id then 'update'" in changes
+    # a batch already in the row's list is left out; the others are folded in batch order
+    assert "not array_contains(target.applied_batches, source.batch_id)" in changes
+    assert "array_sort(collect_list(dbt_im_batch)) as dbt_im_batches" in changes
+    assert "'amount', cast(target.amount + source.amount as bigint)" in changes
+    assert "'batch_id', cast(greatest(target.batch_id, source.batch_id) as bigint)" in changes
+    # name is not updated: the oldest batch's value, as if the batches had come in order
+    assert (
+        "'name', case when source.batch_id < target.dbt_im_first then cast(source.name" in changes
+    )
+    # the MERGE writes the folded row only if the row still holds the list it was folded from
+    assert "and target.applied_batches <=> source.dbt_im_applied_before then update set" in merge
+    assert "target.amount = source.amount," in merge, "no expression applied in the MERGE"
+    assert "target.applied_batches = source.applied_batches" in merge
+    assert "source.batch_id, source.applied_batches )" in merge
+
+
+def test_no_column_to_update_renders_no_update_clause(tmp_path, target):
+    changes, merge = render(tmp_path, target, cfg(update_columns=[], compare_columns=[]))
+    assert "update set" not in merge
+    assert "when matched and source.dbt_im_op = 'delete' then delete" in merge, (
+        "a WHEN MATCHED clause stays (apache/iceberg issue 12653)"
+    )
+    assert "when not matched and source.dbt_im_op = 'insert' then insert" in merge
+    assert "when false then 'update'" in changes
 
 
 def test_insert_expressions_and_predicates(tmp_path, target):

@@ -214,3 +214,254 @@ def test_a_missing_landing_folder_is_refused(spark, target, schema, tmp_path):
     assert f"the landing folder {missing} does not exist" in text
     assert "Set the var orders_landing_path" in text
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == before
+
+
+# Bad values must be rejected with their reason, never loaded as a different value (issue 11.4).
+# Each test loads one hand-written file for 2026-10-03; every line of it is one case.
+HEADER = "order_id,customer_id,status,amount,currency,ordered_at,updated_at\n"
+AT_8 = datetime(2026, 10, 3, 8, 0)
+
+
+def order(
+    order_id: int,
+    customer_id: str,
+    status: str = "placed",
+    amount: str = "10.00",
+    updated_at: datetime = AT_8,
+) -> tuple:
+    """A row of orders; every test line is in EUR and was ordered at 2026-10-03 08:00."""
+    return (order_id, customer_id, status, Decimal(amount), "EUR", AT_8, updated_at)
+
+
+def rejected(line_number: int, raw_line: str, reason: str) -> tuple:
+    """A row of rejected_orders from the 2026-10-03 file."""
+    return ("order_changes_20261003.csv", date(2026, 10, 3), line_number, raw_line, reason)
+
+
+def load_day_1(target: str, tmp_path, content: bytes, **extra_vars) -> dict:
+    """Write content as the 2026-10-03 file of a new landing folder and run the day on it."""
+    landing = tmp_path / "landing"
+    landing.mkdir(exist_ok=True)
+    (landing / "order_changes_20261003.csv").write_bytes(content)
+    variables = {**DAY_1, "orders_landing_path": str(landing), **extra_vars}
+    run_dbt(["run", *SELECT], target, variables)
+    return variables
+
+
+def test_quoted_fields_are_parsed_and_bad_quoting_is_rejected(spark, target, schema, tmp_path):
+    load_day_1(
+        target,
+        tmp_path,
+        (
+            HEADER
+            + '2001,"C03",placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n'
+            + '2002,"Smith, Jane",placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n'
+            + '2003,"C ""VIP""",placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n'
+            + '2004,"first\nsecond",placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n'
+            + '"2005","C05","shipped","12.50","EUR","2026-10-03T08:00:00","2026-10-03T08:00:00"\n'
+            + '2006,"C06"x,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n'
+            + '2007,C"07,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n'
+            + "2008,C08,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"
+            + '2009,"C09,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n'
+        ).encode(),
+    )
+    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == [
+        order(2001, "C03"),  # the quotes are CSV quoting, not part of the value
+        order(2002, "Smith, Jane"),  # a comma inside quotes
+        order(2003, 'C "VIP"'),  # doubled quotes are one quote
+        order(2004, "first\nsecond"),  # a line break inside quotes: lines 5 and 6
+        order(2005, "C05", "shipped", "12.50"),  # every field quoted
+        order(2008, "C08"),
+    ]
+    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == [
+        rejected(
+            8,
+            '2006,"C06"x,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00',
+            "line 8 is not valid CSV (',' expected after '\"')",
+        ),
+        rejected(
+            9,
+            '2007,C"07,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00',
+            "line 9 is not valid CSV (a quote inside an unquoted field)",
+        ),
+        rejected(  # the quote opened on line 11 runs to the end of the file
+            11,
+            '2009,"C09,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00',
+            "line 11 is not valid CSV (a quoted field is never closed)",
+        ),
+    ]
+
+
+def test_an_amount_that_does_not_fit_decimal_10_2_exactly_is_rejected_not_rounded(
+    spark, target, schema, tmp_path
+):
+    load_day_1(
+        target,
+        tmp_path,
+        (
+            HEADER
+            + "2101,C01,placed,10.005,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"
+            + "2102,C02,placed,123456789.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"
+            + "2103,C03,placed,1e-3,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"
+            + "2104,C04,placed,99999999.99,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"
+            + "2105,C05,placed,10.500,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"
+        ).encode(),
+    )
+    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == [
+        order(2104, "C04", amount="99999999.99"),  # the largest decimal(10,2)
+        order(2105, "C05", amount="10.50"),  # trailing zeros: the value fits exactly
+    ]
+    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == [
+        rejected(
+            2,
+            "2101,C01,placed,10.005,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00",
+            "amount '10.005' does not fit decimal(10,2) exactly",
+        ),
+        rejected(
+            3,
+            "2102,C02,placed,123456789.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00",
+            "amount '123456789.00' does not fit decimal(10,2) exactly",
+        ),
+        rejected(
+            4,
+            "2103,C03,placed,1e-3,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00",
+            "amount '1e-3' does not fit decimal(10,2) exactly",
+        ),
+    ]
+
+
+def test_bytes_that_are_not_utf8_are_rejected_naming_the_line(spark, target, schema, tmp_path):
+    load_day_1(
+        target,
+        tmp_path,
+        HEADER.encode()
+        + b"2201,C01,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"
+        + b"2202,M\xfcller,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"  # Latin-1
+        + b"2203,M\xc3\xbcller,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n",  # UTF-8
+    )
+    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == [
+        order(2201, "C01"),
+        order(2203, "Müller"),
+    ]
+    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == [
+        rejected(
+            3,
+            "2202,M\\xfcller,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00",
+            "line 3 is not valid UTF-8 (byte 0xfc)",
+        ),
+    ]
+
+
+def test_a_status_outside_the_accepted_set_is_rejected_at_load(spark, target, schema, tmp_path):
+    variables = load_day_1(
+        target,
+        tmp_path,
+        (
+            HEADER
+            + "2301,C01,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"
+            + "2301,C01,SHIPPED,10.00,EUR,2026-10-03T08:00:00,2026-10-03T09:00:00\n"
+            + "2302,C02,shipped,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"
+            + "2303,C03,returned,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"
+        ).encode(),
+    )
+    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == [
+        order(2301, "C01"),  # SHIPPED (case matters) never reached orders
+        order(2302, "C02", "shipped"),
+    ]
+    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == [
+        rejected(
+            3,
+            "2301,C01,SHIPPED,10.00,EUR,2026-10-03T08:00:00,2026-10-03T09:00:00",
+            "status 'SHIPPED' is not one of placed, shipped, cancelled"
+            " (var orders_accepted_statuses)",
+        ),
+        rejected(
+            5,
+            "2303,C03,returned,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00",
+            "status 'returned' is not one of placed, shipped, cancelled"
+            " (var orders_accepted_statuses)",
+        ),
+    ]
+
+    # The var is the one list: with 'returned' accepted, a rerun loads 2303 and the file's
+    # rejected lines are replaced.
+    statuses = ["placed", "shipped", "cancelled", "returned"]
+    run_dbt(["run", *SELECT], target, {**variables, "orders_accepted_statuses": statuses})
+    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == [
+        order(2301, "C01"),
+        order(2302, "C02", "shipped"),
+        order(2303, "C03", "returned"),
+    ]
+    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == [
+        rejected(
+            3,
+            "2301,C01,SHIPPED,10.00,EUR,2026-10-03T08:00:00,2026-10-03T09:00:00",
+            "status 'SHIPPED' is not one of placed, shipped, cancelled, returned"
+            " (var orders_accepted_statuses)",
+        ),
+    ]
+
+
+def test_an_updated_at_after_the_files_day_is_rejected_so_later_changes_still_apply(
+    spark, target, schema, tmp_path
+):
+    variables = load_day_1(
+        target,
+        tmp_path,
+        (
+            HEADER
+            + "2401,C01,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n"
+            + "2401,C01,cancelled,10.00,EUR,2026-10-03T08:00:00,2099-01-01\n"
+            + "2402,C02,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-04T01:00:00\n"
+            + "2403,C03,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-04T01:00:01\n"
+        ).encode(),
+    )
+    limit = "2026-10-04T01:00:00, the end of the file's day plus 60 minutes"
+    expected_rejected = [
+        rejected(
+            3,
+            "2401,C01,cancelled,10.00,EUR,2026-10-03T08:00:00,2099-01-01",
+            f"updated_at '2099-01-01' is later than {limit}"
+            " (var orders_updated_at_tolerance_minutes)",
+        ),
+        rejected(
+            5,
+            "2403,C03,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-04T01:00:01",
+            f"updated_at '2026-10-04T01:00:01' is later than {limit}"
+            " (var orders_updated_at_tolerance_minutes)",
+        ),
+    ]
+    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == [
+        order(2401, "C01"),
+        order(2402, "C02", updated_at=datetime(2026, 10, 4, 1, 0)),  # exactly the limit
+    ]
+    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == expected_rejected
+
+    # The next day's real change of 2401 is newer than what orders holds, so it applies.
+    landing = tmp_path / "landing"
+    (landing / "order_changes_20261004.csv").write_text(
+        HEADER + "2401,C01,shipped,10.00,EUR,2026-10-03T08:00:00,2026-10-04T09:00:00\n"
+    )
+    run_dbt(["run", *SELECT], target, {**variables, **DAY_2})
+    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == [
+        order(2401, "C01", "shipped", updated_at=datetime(2026, 10, 4, 9, 0)),
+        order(2402, "C02", updated_at=datetime(2026, 10, 4, 1, 0)),
+    ]
+    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == expected_rejected
+
+
+@pytest.mark.parametrize(
+    ("var", "value", "expected"),
+    [
+        ("orders_accepted_statuses", "shipped", "a non-empty list of statuses"),
+        ("orders_updated_at_tolerance_minutes", "1 hour", "a whole number of minutes, 0 or more"),
+    ],
+    ids=["statuses not a list", "tolerance not minutes"],
+)
+def test_a_malformed_orders_var_is_refused(spark, target, schema, var, value, expected):
+    result = run_dbt(["run", *SELECT], target, {**DAY_1, var: value}, expect_pass=False)
+    text = describe_failure(result)
+    assert "stg_order_change_lines" in text
+    assert f"the var {var} is {value!r}" in text
+    assert expected in text
+    assert not spark.catalog.tableExists(f"{schema}.orders")

@@ -1,16 +1,31 @@
 {% macro idempotent_merge_assert_deterministic(setting, expressions) %}
     {#-
-        Refuse, at compile time, a key or merge condition that calls a non-deterministic
-        function: a retry would compute other keys and insert its rows a second time.
-        setting names the config the expressions come from (for the message).
+        Refuse, at compile time, a key, merge condition, expression or model code that calls a
+        non-deterministic function: a retry would compute other keys and insert its rows a
+        second time. setting names the config the expressions come from (for the message);
+        'the model code' is read in the model's language (Spark SQL or Python), every other
+        setting as Spark SQL. The spellings (with or without parentheses, any case; not inside
+        string literals or comments) are found by adapter.find_nondeterministic
+        (src/dbt/adapters/lakehouse/determinism.py).
     -#}
-    {%- set pattern = '(?i)\\b(rand|randn|random|uuid|shuffle|now|current_timestamp|current_date|current_time|localtimestamp|curdate|unix_timestamp|monotonically_increasing_id|spark_partition_id|input_file_name|input_file_block_start|input_file_block_length)\\s*\\(' -%}
+    {%- set language = (model.language or 'sql') if setting == 'the model code' else 'sql' -%}
     {%- for expression in expressions -%}
-        {%- set found = modules.re.search(pattern, expression | string) -%}
+        {%- set code = expression | string -%}
+        {%- set found = adapter.find_nondeterministic(code, language) -%}
         {%- if found -%}
+            {%- if '\n' in code -%}
+                {%- set where = 'line ' ~ found.line ~ ': "' ~ found.text ~ '"' -%}
+            {%- else -%}
+                {%- set where = '"' ~ code ~ '"' -%}
+            {%- endif -%}
+            {%- if setting == 'the model code' -%}
+                {%- set fix = 'A retry would compute it again and get another value: a key built from it matches no existing row and inserts the rows a second time. Take times from the interval (the vars data_interval_start / data_interval_end; dbt.interval in Python models) or from the source rows, and keys from stable columns. If only non-key columns may change on a rerun, set allow_nondeterministic_model=true.' -%}
+            {%- else -%}
+                {%- set fix = 'A retry would evaluate it again, match no existing row and insert duplicates. Use stable columns (a natural or composite business key) or deterministic functions such as lower(), coalesce() or sha2().' -%}
+            {%- endif -%}
             {% set msg %}
-Model {{ model.unique_id }}: {{ setting }} uses the non-deterministic function {{ found.group(1) | lower }}() in {{ (expression | string) | tojson }}.
-A retry would evaluate it again, match no existing row and insert duplicates. Use stable columns (a natural or composite business key) or deterministic functions such as lower(), coalesce() or sha2().
+Model {{ model.unique_id }}: {{ setting }} uses the non-deterministic {{ found.what }} in {{ where }}.
+{{ fix }}
             {% endset %}
             {{ exceptions.raise_compiler_error(msg) }}
         {%- endif -%}

@@ -3,8 +3,8 @@
         The real changes the merge must apply, one row per key, with dbt_im_op:
           'insert'  the key is not in the table;
           'update'  the key is in the table and the source row wins: strictly newer
-                    version_column / batch_column, and (skip_unchanged) some compared column
-                    differs, null-safely;
+                    version_column, and (skip_unchanged) some compared column differs,
+                    null-safely; never when the model has no column to update;
           'delete'  delete_missing_in_interval: a table row inside the interval whose key the
                     source lacks (a delete marker carrying only the key).
         Source rows that are stale or unchanged are left out. This is why a retry costs
@@ -16,6 +16,7 @@
         (the table's keys the source lacks come out of the same join).
         one_row_per_key: the source check found exactly one row per key, so the newest-row
         window (a sort of the whole source) is skipped.
+        Models with batch_column use idempotent_merge_batches_sql instead.
     -#}
     {%- set keys = cfg.unique_key -%}
     {%- set scope = cfg.predicates | list -%}
@@ -23,17 +24,17 @@
         {%- do scope.append(in_interval('target.' ~ cfg.interval_column, cfg.interval_type)) -%}
     {%- endif -%}
     {%- set conditions = [] -%}
-    {%- if cfg.batch_column -%}
-        {%- do conditions.append('source.' ~ cfg.batch_column ~ ' > target.' ~ cfg.batch_column) -%}
-    {%- else -%}
-        {%- if cfg.version_column -%}
-            {%- do conditions.append('source.' ~ cfg.version_column ~ ' > target.' ~ cfg.version_column) -%}
-        {%- endif -%}
-        {%- if cfg.skip_unchanged -%}
-            {%- set same = [] -%}
-            {%- for c in cfg.compare_columns -%}{%- do same.append('source.' ~ c ~ ' <=> target.' ~ c) -%}{%- endfor -%}
-            {%- do conditions.append(('not (' ~ (same | join(' and ')) ~ ')') if same else 'false') -%}
-        {%- endif -%}
+    {%- if cfg.version_column -%}
+        {%- do conditions.append('source.' ~ cfg.version_column ~ ' > target.' ~ cfg.version_column) -%}
+    {%- endif -%}
+    {%- if cfg.skip_unchanged -%}
+        {%- set same = [] -%}
+        {%- for c in cfg.compare_columns -%}{%- do same.append('source.' ~ c ~ ' <=> target.' ~ c) -%}{%- endfor -%}
+        {%- do conditions.append(('not (' ~ (same | join(' and ')) ~ ')') if same else 'false') -%}
+    {%- endif -%}
+    {%- if not cfg.update_columns -%}
+        {#- nothing an update could set (only key columns, or all excluded): no update ops -#}
+        {%- set conditions = ['false'] -%}
     {%- endif -%}
     {%- set key_set = keys | map('lower') | list -%}
     with source_newest as (

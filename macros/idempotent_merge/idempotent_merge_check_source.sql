@@ -14,7 +14,8 @@
         outside the interval. Rows of one key can only conflict when there are more rows than
         keys, so the query that looks for them runs only then; the table is read only when
         the source is empty.
-        Returns {'source_rows': n, 'source_keys': n}.
+        Returns {'source_rows': n, 'source_keys': n, 'source_units': n}: units are the keys, or
+        for batch_column the distinct (key, batch) pairs.
     -#}
     {%- set keys = cfg.unique_key -%}
     {%- set guard = cfg.version_column or cfg.batch_column -%}
@@ -24,6 +25,7 @@
         select
             count(*) as source_rows,
             count(distinct struct({{ keys | join(', ') }})) as source_keys,
+            {{ 'count(distinct struct(' ~ (keys | join(', ')) ~ ', ' ~ cfg.batch_column ~ '))' if cfg.batch_column else 'null' }} as source_batches,
             count_if({{ null_key | join(' or ') }}) as null_key_rows,
             {{ 'count_if(' ~ guard ~ ' is null)' if guard else '0' }} as null_guard_rows,
             {{ 'count_if(not coalesce(' ~ in_interval(cfg.interval_column, cfg.interval_type) ~ ', false))' if cfg.interval_column else '0' }} as outside_rows,
@@ -61,7 +63,9 @@
                 {%- for c in tie_columns -%}{%- do parts.append(c ~ '=' ~ row[c]) -%}{%- endfor -%}
                 {%- do shown.append('(' ~ (parts | join(', ')) ~ ': ' ~ row['variants'] ~ ' different rows)') -%}
             {%- endfor -%}
-            {%- if guard -%}
+            {%- if cfg.batch_column -%}
+                {%- do problems.append("several source rows share a key and " ~ guard ~ " but differ in other columns: " ~ (shown | join('; ')) ~ ". A batch applies one row per key. Fix the input, or sum the batch's rows per key in the model.") -%}
+            {%- elif guard -%}
                 {%- do problems.append("several source rows share a key and " ~ guard ~ " but differ in other columns, so none of them is the newest: " ~ (shown | join('; ')) ~ ". Fix the input, or set tie_break_column to a column that orders such rows deterministically.") -%}
             {%- else -%}
                 {%- do problems.append("several different source rows share a key and there is no version_column to pick the newest: " ~ (shown | join('; ')) ~ ". Set version_column (e.g. updated_at), or make the model return one row per key.") -%}
@@ -84,5 +88,10 @@ Model {{ cfg.model }} (incremental_strategy='idempotent_merge'): nothing was wri
         {% endset %}
         {{ exceptions.raise_compiler_error(msg) }}
     {%- endif -%}
-    {{ return({'source_rows': p['source_rows'], 'source_keys': p['source_keys']}) }}
+    {#- units: what one application covers, a key (or, for batch_column, a key's batch) -#}
+    {{ return({
+        'source_rows': p['source_rows'],
+        'source_keys': p['source_keys'],
+        'source_units': p['source_batches'] if cfg.batch_column else p['source_keys'],
+    }) }}
 {% endmacro %}

@@ -34,6 +34,7 @@
     {%- set interval_column = config.get('interval_column') -%}
     {%- set batch_column = config.get('batch_column') -%}
     {%- set delete_missing = config.get('delete_missing_in_interval', false) -%}
+    {%- set applied_column = idempotent_merge_applied_column() -%}
 
     {#- every named column must exist in the model -#}
     {%- set named = {
@@ -61,6 +62,12 @@
     {%- endif -%}
     {%- if tie_break_column and not version_column -%}
         {%- do errors.append("tie_break_column needs version_column: it only orders rows of one key that share a version.") -%}
+    {%- endif -%}
+    {%- if batch_column and delete_missing -%}
+        {%- do errors.append("batch_column and delete_missing_in_interval are both set. A key missing from an interval's batches has simply received no movement: additive batches never delete. Remove delete_missing_in_interval.") -%}
+    {%- endif -%}
+    {%- if batch_column and (applied_column | lower) in names -%}
+        {%- do errors.append("the model returns a column named " ~ applied_column ~ ", which idempotent_merge adds to the table for batch_column (every batch applied to the row). Rename that column in the model.") -%}
     {%- endif -%}
     {%- if batch_column and version_column -%}
         {%- do errors.append("batch_column and version_column are both set. Use batch_column for additive updates (each batch applied once per key) or version_column for replacing updates, not both.") -%}
@@ -118,6 +125,7 @@ Model {{ who }} (incremental_strategy='idempotent_merge') is misconfigured:
         'allow_null_keys': config.get('allow_null_keys', false),
         'skip_unchanged': config.get('skip_unchanged', true),
         'batch_column': batch_column,
+        'applied_column': applied_column if batch_column else none,
         'update_columns': update_columns,
         'compare_columns': compare_columns,
         'update_expressions': update_expressions,

@@ -3,8 +3,11 @@
         Log one line for the model: rows inserted, updated and deleted as the table format
         recorded them (Delta DESCRIBE HISTORY operationMetrics, Iceberg snapshot summary),
         source rows skipped as stale or unchanged, and the table version or snapshot.
-        planned: {'insert': n, 'update': n, 'delete': n} from the change set, or none when no
-        MERGE ran. Returns the figures as a dict.
+        planned: {'insert': n, 'update': n, 'delete': n, 'applied': n} from the change set
+        (applied: source keys, or for batch_column (key, batch) pairs, that were applied), or
+        none when no MERGE ran. Skipped counts the source's keys (batches) left out as stale,
+        unchanged or already applied; reduced the source rows beyond one per key (batch).
+        Returns the figures as a dict.
     -#}
     {%- set stats = {'inserted': 0, 'updated': 0, 'deleted': 0, 'files_added': 0, 'files_removed': 0, 'version': 'unchanged'} -%}
     {%- if planned is not none -%}
@@ -37,17 +40,17 @@
             }) -%}
         {%- endif -%}
     {%- endif -%}
-    {%- set applied = (planned or {}).get('insert', 0) + (planned or {}).get('update', 0) -%}
     {%- do stats.update({
-        'skipped': source_stats.source_keys - applied,
-        'reduced': source_stats.source_rows - source_stats.source_keys,
+        'skipped': source_stats.source_units - (planned or {}).get('applied', 0),
+        'reduced': source_stats.source_rows - source_stats.source_units,
     }) -%}
     {%- set b = interval_bounds() if cfg.interval_column else none -%}
     {{ log(
         'idempotent_merge ' ~ target
         ~ (' [' ~ b.start.isoformat() ~ ', ' ~ b.end.isoformat() ~ ')' if b else '')
         ~ ': ' ~ stats.inserted ~ ' inserted, ' ~ stats.updated ~ ' updated, ' ~ stats.deleted ~ ' deleted, '
-        ~ stats.skipped ~ ' skipped as stale or unchanged, ' ~ stats.reduced ~ ' older duplicates reduced; '
+        ~ stats.skipped ~ (' skipped as already applied, ' if cfg.batch_column else ' skipped as stale or unchanged, ')
+        ~ stats.reduced ~ ' older duplicates reduced; '
         ~ file_format ~ ' ' ~ stats.version ~ ' (data files +' ~ stats.files_added ~ ' -' ~ stats.files_removed ~ ')',
         info=True) }}
     {{ return(stats) }}

@@ -44,7 +44,7 @@
 
     {%- set rebuild = existing_relation is not none and (existing_relation.is_view or should_full_refresh()) -%}
     {%- if idempotent -%}
-        {%- do idempotent_merge_preflight(none if rebuild else existing_relation) -%}
+        {%- do idempotent_merge_preflight(existing_relation, rebuild) -%}
     {%- endif -%}
     {%- if rebuild and not (file_format == 'delta' and existing_relation.is_delta) -%}
         {#-- Delta replaces the table in one commit (create or replace); others drop first, as in dbt-spark --#}

@@ -23,17 +23,26 @@ flags:
 models:
   scratch:
     +file_format: "{{ 'iceberg' if 'iceberg' in target.name else 'delta' }}"
+seeds:
+  scratch:
+    +file_format: "{{ 'iceberg' if 'iceberg' in target.name else 'delta' }}"
 """
 
 
-def write_project(root: Path, models: dict[str, str], macros: dict[str, str] | None = None) -> Path:
-    """Create a project under root with the given models and extra macros (file name -> code)."""
+def write_project(
+    root: Path,
+    models: dict[str, str],
+    macros: dict[str, str] | None = None,
+    seeds: dict[str, str] | None = None,
+) -> Path:
+    """Create a project under root with the given models, extra macros and seeds (CSV files and
+    their yml), each as file name -> text."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "dbt_project.yml").write_text(DBT_PROJECT)
-    for folder, files in (("models", models), ("macros", macros or {})):
+    for folder, files in (("models", models), ("macros", macros or {}), ("seeds", seeds or {})):
         (root / folder).mkdir(exist_ok=True)
         for name, code in files.items():
-            (root / folder / name).write_text(code)
+            (root / folder / name).write_text(code, encoding="utf-8")
     project_macros = root / "project_macros"
     if project_macros.is_symlink():  # a reused folder may still link another checkout's macros
         project_macros.unlink()

@@ -1,0 +1,109 @@
+"""--full-refresh of interval models: a rebuild from the whole history, or a refusal.
+
+A full refresh replaces the table with what the model returns for the interval passed. For an
+interval model that is the whole history only when the interval starts at the model's begin
+(dbt_project.yml sets it per pipeline); anything shorter would drop the other intervals' rows
+and bring older versions back, so it is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from test_orders import ORDER_COLUMNS, ORDERS, REJECTED, REJECTED_COLUMNS
+
+from retry_safe.project import describe_failure, interval_vars, run_dbt
+from retry_safe.tables import commit_count, rows
+from retry_safe.testing import write_project
+
+ORDERS_DAY_1 = interval_vars("2026-10-03", "2026-10-04")
+ORDERS_DAY_2 = interval_vars("2026-10-04", "2026-10-05")
+ORDERS_PIPELINE = ["run", "--select", "+orders", "+rejected_orders"]
+
+
+def test_a_full_refresh_of_one_interval_is_refused_and_changes_nothing(
+    spark, target, schema, table_format
+):
+    for variables in (ORDERS_DAY_1, ORDERS_DAY_2):
+        run_dbt(ORDERS_PIPELINE, target, variables)
+    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
+    commits = {
+        table: commit_count(spark, f"{schema}.{table}", table_format)
+        for table in ("orders", "rejected_orders")
+    }
+
+    result = run_dbt([*ORDERS_PIPELINE, "--full-refresh"], target, ORDERS_DAY_2, expect_pass=False)
+    text = describe_failure(result)
+    assert "model.retry_safe.orders: --full-refresh would rebuild" in text
+    assert "from the interval [2026-10-04T00:00:00+00:00, 2026-10-05T00:00:00+00:00) only" in text
+    assert "A full refresh must start at the model's begin (2026-10-03T00:00:00+00:00)" in text
+    assert (
+        'dbt run --select +orders --full-refresh --vars \'{data_interval_start: "2026-10-03", '
+        'data_interval_end: "2026-10-05"}\''
+    ) in text
+    assert "model.retry_safe.rejected_orders: --full-refresh would rebuild" in text
+    # order 1001 still there, 1002 still cancelled, the 10-03 rejected line kept; no commit
+    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
+    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
+    for table, count in commits.items():
+        assert commit_count(spark, f"{schema}.{table}", table_format) == count
+
+
+def test_a_full_refresh_from_begin_rebuilds_the_whole_history(spark, target, schema):
+    for variables in (ORDERS_DAY_2, ORDERS_DAY_1):
+        run_dbt(ORDERS_PIPELINE, target, variables)
+    run_dbt([*ORDERS_PIPELINE, "--full-refresh"], target, interval_vars("2026-10-03", "2026-10-05"))
+    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
+    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
+
+
+def test_a_model_without_begin_is_told_to_set_it(spark, target, schema, tmp_path):
+    model = (
+        "{{ config(materialized='incremental', incremental_strategy='idempotent_merge',"
+        " unique_key='id', interval_column='day') }}\n"
+        "select id, day from {{ target.schema }}.days where {{ in_interval('day', 'date') }}\n"
+    )
+    root = write_project(tmp_path / "no_begin", {"daily.sql": model})
+    spark.sql(f"create schema if not exists {schema}")
+    spark.sql(
+        f"create table {schema}.days using parquet as "
+        "select * from values (1, date'2026-01-01'), (2, date'2026-01-02') as t(id, day)"
+    )
+    run_dbt(["run"], target, interval_vars("2026-01-01", "2026-01-03"), project_dir=root)
+    result = run_dbt(
+        ["run", "--full-refresh"],
+        target,
+        interval_vars("2026-01-02", "2026-01-03"),
+        project_dir=root,
+        expect_pass=False,
+    )
+    text = describe_failure(result)
+    assert "model.scratch.daily: --full-refresh would rebuild" in text
+    assert "The model has no begin config (the first day of its history)" in text
+    assert rows(spark, f"{schema}.daily", ["id", "day"]) == [
+        (1, date(2026, 1, 1)),
+        (2, date(2026, 1, 2)),
+    ]
+
+
+def test_full_refresh_of_additive_batches_from_begin(spark, target, schema, table_format):
+    run_dbt(["seed", "--select", "customer_balance_batches"], target)
+    model = ["run", "--select", "customer_balances_additive"]
+    relation = f"{schema}.customer_balances_additive"
+    both = interval_vars("2026-11-01", "2026-11-03")
+    run_dbt(model, target, both)
+    expected = rows(spark, relation, ["id", "balance", "batch_id", "applied_batches"])
+    assert expected == [(1, 100, 1, [1]), (2, 225, 2, [1, 2]), (3, 300, 1, [1])]
+    commits = commit_count(spark, relation, table_format)
+    text = describe_failure(
+        run_dbt(
+            [*model, "--full-refresh"],
+            target,
+            interval_vars("2026-11-02", "2026-11-03"),
+            expect_pass=False,
+        )
+    )
+    assert "model.retry_safe.customer_balances_additive: --full-refresh would rebuild" in text
+    assert commit_count(spark, relation, table_format) == commits
+    run_dbt([*model, "--full-refresh"], target, both)
+    assert rows(spark, relation, ["id", "balance", "batch_id", "applied_batches"]) == expected

@@ -1,0 +1,130 @@
+"""Seeds load every value exactly: the session method binds them as Spark SQL literals.
+
+dbt-spark's session cursor pasted seed values into the INSERT as '<value>': an empty cell
+became the string 'None', an apostrophe broke the statement, a backslash sequence such as
+\\t turned into a tab and a large integer went through a float. The seed below holds each of
+those; the rows read back with Spark are written out here by hand.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from retry_safe.project import run_dbt
+from retry_safe.tables import rows
+from retry_safe.testing import write_project
+
+# Row 2 is empty but for its id (NULL in every type). Row 3's note is one CSV field:
+# backslashes are plain characters in CSV. Row 5's note holds a line break.
+CSV = r"""id,name,note,amount,ratio,qty,day,at,at_zoned,flag
+1,O'Brien,"say ""hi"" to O'Neil",12.50,2.5,7,2026-10-03,2026-10-03 09:15:30,2026-10-03T02:00:00+02:00,true
+2,,,,,,,,,
+3,None,"C:\temp\new, it\'s \u0041, trailing \",-3.10,-0.75,-3,2026-01-31,2026-01-31 23:59:59,2026-01-31T23:59:59Z,false
+4,Müller,"50% off, %s and %% and %(x)s",0.00,0,0,1999-12-31,1999-12-31 00:00:00,2026-10-03T00:00:00-05:30,true
+5,東京 🎉,"first line
+second line",1234567.89,100.125,9007199254740993,2026-02-28,,,
+6,',"  padded  ",-0.01,-1.5,-9007199254740993,2026-12-31,2026-12-31 23:59:59,2026-12-31T23:59:59.123456Z,false
+"""
+# amount keeps its exact decimals (dbt-spark would infer double); the CSV text is cast.
+SEEDS_YML = """\
+seeds:
+  - name: awkward
+    config:
+      column_types:
+        amount: decimal(10,2)
+"""
+TYPES = [
+    ("id", "bigint"),
+    ("name", "string"),
+    ("note", "string"),
+    ("amount", "decimal(10,2)"),
+    ("ratio", "double"),
+    ("qty", "bigint"),
+    ("day", "date"),
+    ("at", "timestamp"),
+    ("at_zoned", "timestamp"),
+    ("flag", "boolean"),
+]
+# at_zoned is read as text in the session time zone (UTC): the offsets are converted.
+COLUMNS = [name for name, _ in TYPES[:-2]] + ["cast(at_zoned as string)", "flag"]
+EXPECTED = [
+    (
+        1,
+        "O'Brien",
+        'say "hi" to O\'Neil',
+        Decimal("12.50"),
+        2.5,
+        7,
+        dt.date(2026, 10, 3),
+        dt.datetime(2026, 10, 3, 9, 15, 30),
+        "2026-10-03 00:00:00",
+        True,
+    ),
+    (2, None, None, None, None, None, None, None, None, None),
+    (
+        3,
+        "None",
+        "C:\\temp\\new, it\\'s \\u0041, trailing \\",
+        Decimal("-3.10"),
+        -0.75,
+        -3,
+        dt.date(2026, 1, 31),
+        dt.datetime(2026, 1, 31, 23, 59, 59),
+        "2026-01-31 23:59:59",
+        False,
+    ),
+    (
+        4,
+        "Müller",
+        "50% off, %s and %% and %(x)s",
+        Decimal("0.00"),
+        0.0,
+        0,
+        dt.date(1999, 12, 31),
+        dt.datetime(1999, 12, 31, 0, 0, 0),
+        "2026-10-03 05:30:00",
+        True,
+    ),
+    (
+        5,
+        "東京 🎉",
+        "first line\nsecond line",
+        Decimal("1234567.89"),
+        100.125,
+        9007199254740993,
+        dt.date(2026, 2, 28),
+        None,
+        None,
+        None,
+    ),
+    (
+        6,
+        "'",
+        "  padded  ",
+        Decimal("-0.01"),
+        -1.5,
+        -9007199254740993,
+        dt.date(2026, 12, 31),
+        dt.datetime(2026, 12, 31, 23, 59, 59),
+        "2026-12-31 23:59:59.123456",
+        False,
+    ),
+]
+
+
+def test_every_seed_value_round_trips(spark, target, schema, tmp_path):
+    root = write_project(
+        tmp_path / "project", {}, seeds={"awkward.csv": CSV, "_seeds.yml": SEEDS_YML}
+    )
+    relation = f"{schema}.awkward"
+    run_dbt(["seed"], target, project_dir=root)
+    assert spark.table(relation).dtypes == TYPES
+    assert rows(spark, relation, COLUMNS, ["id"]) == EXPECTED
+
+    # a second seed replaces the table: the same rows, not twice as many
+    run_dbt(["seed"], target, project_dir=root)
+    assert rows(spark, relation, COLUMNS, ["id"]) == EXPECTED
+    run_dbt(["seed", "--full-refresh"], target, project_dir=root)
+    assert spark.table(relation).dtypes == TYPES
+    assert rows(spark, relation, COLUMNS, ["id"]) == EXPECTED
