@@ -1,6 +1,7 @@
 # Two commands for a new user (Java 17+ and Python 3.11+ present, nothing else installed):
-#   make demo   creates .venv, installs the pinned dependencies, runs every pipeline on the
-#               embedded local Spark (Delta Lake) and prints the resulting tables
+#   make demo   creates .venv, installs the pinned dependencies (the Delta and Iceberg jars
+#               into .jars), runs every pipeline on the embedded local Spark (Delta Lake) and
+#               prints the resulting tables
 #   make test   installs what it needs and runs every test: ruff, sqlfluff, pytest + dbt tests
 #               on Delta (target local) and on Iceberg (target local_iceberg)
 #   make bench  re-merges one day of a 3M-row table on Delta, then Iceberg (each its own JVM),
@@ -16,11 +17,12 @@ BENCH_STAMP := $(VENV)/.bench-installed
 export DBT_PROFILES_DIR := $(CURDIR)/profiles
 export LAKEHOUSE_CONF_DIR := $(CURDIR)/conf
 export LAKEHOUSE_HOME ?= $(CURDIR)/.lakehouse
+export LAKEHOUSE_JARS_DIR ?= $(CURDIR)/.jars
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
-.PHONY: install java demo demo-iceberg test lint test-delta test-iceberg soak cluster-demo bench clean
+.PHONY: install jars java demo demo-iceberg test lint test-delta test-iceberg soak cluster-demo bench clean
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +31,12 @@ $(STAMP): pyproject.toml requirements.lock
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-install: $(STAMP)
+# The Delta and Iceberg jars pinned in pyproject.toml, into $(LAKEHOUSE_JARS_DIR)/<format>/:
+# downloaded and verified once, a no-op (no network) while the folder is complete.
+jars: $(STAMP)
+	@$(BIN)/python -m retry_safe.jars
+
+install: $(STAMP) jars
 
 java: install
 	@$(BIN)/python -m retry_safe.java_check

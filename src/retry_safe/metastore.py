@@ -17,11 +17,9 @@ Hive commit lock, LAKEHOUSE_HIVE_LOCKS=true, needs them) and yields those variab
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,23 +27,19 @@ from pathlib import Path
 import pyspark
 
 from dbt.adapters.lakehouse.java import java_executable
+from retry_safe.jars import Jar, download
 
 DERBY_VERSION = "10.16.1.1"  # the version pyspark bundles (jars/derby-*.jar)
-MAVEN = "https://repo1.maven.org/maven2"
 
 
 def maven_jar(artifact: str, version: str = DERBY_VERSION) -> Path:
-    """org.apache.derby:<artifact>:<version>, downloaded once into ~/.m2/repository."""
+    """org.apache.derby:<artifact>:<version>, downloaded once (verified) into ~/.m2/repository."""
     folder = Path.home() / ".m2" / "repository" / "org" / "apache" / "derby" / artifact / version
-    jar = folder / f"{artifact}-{version}.jar"
-    if not jar.is_file():
+    jar = Jar("org.apache.derby", artifact, version)
+    if not (folder / jar.file_name).is_file():
         folder.mkdir(parents=True, exist_ok=True)
-        url = f"{MAVEN}/org/apache/derby/{artifact}/{version}/{jar.name}"
-        partial = jar.with_suffix(".part")
-        with urllib.request.urlopen(url, timeout=120) as response, partial.open("wb") as out:
-            shutil.copyfileobj(response, out)
-        partial.rename(jar)
-    return jar
+        download(jar, folder)
+    return folder / jar.file_name
 
 
 def bundled_jar(name: str) -> Path:

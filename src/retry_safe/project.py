@@ -23,6 +23,7 @@ def configure_environment(lakehouse_home: Path | None = None) -> None:
     """Point dbt at the project's profiles and keep every file under one lakehouse folder."""
     os.environ.setdefault("DBT_PROFILES_DIR", str(PROJECT_DIR / "profiles"))
     os.environ.setdefault("LAKEHOUSE_CONF_DIR", str(PROJECT_DIR / "conf"))
+    os.environ.setdefault("LAKEHOUSE_JARS_DIR", str(PROJECT_DIR / ".jars"))
     home = lakehouse_home or Path(os.environ.get("LAKEHOUSE_HOME", PROJECT_DIR / ".lakehouse"))
     os.environ["LAKEHOUSE_HOME"] = str(Path(home).resolve())
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")

@@ -33,6 +33,7 @@ def environment(raw: dict[str, Any]) -> dict[str, str]:
         DBT_TARGET=_target(raw),
         DBT_PROFILES_DIR=env.get("DBT_PROFILES_DIR", str(PROJECT_DIR / "profiles")),
         LAKEHOUSE_CONF_DIR=env.get("LAKEHOUSE_CONF_DIR", str(PROJECT_DIR / "conf")),
+        LAKEHOUSE_JARS_DIR=env.get("LAKEHOUSE_JARS_DIR", str(PROJECT_DIR / ".jars")),
         DBT_SEND_ANONYMOUS_USAGE_STATS="false",
     )
     return env

@@ -7,6 +7,8 @@ import platform
 from importlib import metadata
 from typing import Any
 
+from dbt.adapters.lakehouse.jars import jar_folders, read_manifest
+
 
 def _first(path: str, prefix: str) -> str:
     try:
@@ -32,6 +34,16 @@ def machine() -> dict[str, Any]:
 
 def versions(spark: Any) -> dict[str, str]:
     found = {n: metadata.version(n) for n in ("pyspark", "dbt-core", "dbt-spark", "delta-spark")}
-    found["spark.jars.packages"] = spark.conf.get("spark.jars.packages", "")
+    found["jars"] = ", ".join(classpath_jars(spark))
     found["java"] = spark.sparkContext._jvm.java.lang.System.getProperty("java.version")
     return found
+
+
+def classpath_jars(spark: Any) -> list[str]:
+    """The Maven coordinates of the table-format jars the driver loaded (their folder manifests)."""
+    settings = {"spark.driver.extraClassPath": spark.conf.get("spark.driver.extraClassPath", "")}
+    coordinates = []
+    for folder in jar_folders(settings):
+        files = read_manifest(folder) or {}
+        coordinates += sorted(str(entry["coordinate"]) for entry in files.values())
+    return coordinates

@@ -17,6 +17,8 @@ from typing import Any
 import jinja2
 import yaml
 
+from dbt.adapters.lakehouse.jars import require_jars
+from dbt.adapters.lakehouse.jvm import start_session
 from retry_safe.bench.contenders import day_bounds
 from retry_safe.bench.data import COLUMNS, KEYS
 from retry_safe.bench.settings import SCHEMA
@@ -70,12 +72,13 @@ def _env_var(name: str, default: str | None = None) -> str:
 
 
 def session(target: str) -> Any:
+    """The SparkSession of a target, started like the dbt adapter starts it."""
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.enableHiveSupport()
-    for key, value in profile_settings(target).items():
-        builder = builder.config(key, value)
-    return builder.getOrCreate()
+    settings = profile_settings(target)
+    require_jars(settings)
+    start_session(settings)
+    return SparkSession.builder.getOrCreate()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -177,7 +177,7 @@ def setup(runs: dict[str, dict[str, Any]]) -> list[str]:
         f"Python {m['python']}, Java {v['java']}.",
         f"Versions: pyspark {v['pyspark']}, dbt-core {v['dbt-core']}, dbt-spark {v['dbt-spark']}, "
         f"delta-spark {v['delta-spark']}, jars: "
-        + ", ".join(r["versions"]["spark.jars.packages"] for r in runs.values())
+        + ", ".join(_jars(r["versions"]) for r in runs.values())
         + ".",
         f"Table: {s['days']} days × {s['rows_per_day']:,} rows = {s['days'] * s['rows_per_day']:,} "
         f"rows, partitioned by day, {s['files_per_day']} files per day "
@@ -186,6 +186,11 @@ def setup(runs: dict[str, dict[str, Any]]) -> list[str]:
         "each on the table reset to the same base version.",
         "Cases: " + "; ".join(f"({k}) {c.title}" for k, c in CASES.items()) + ".",
     ]
+
+
+def _jars(versions: dict[str, str]) -> str:
+    # runs recorded before the jars were installed at `make install` name spark.jars.packages
+    return versions.get("jars") or versions.get("spark.jars.packages", "")
 
 
 def chart(runs: dict[str, dict[str, Any]], path: Path) -> None:

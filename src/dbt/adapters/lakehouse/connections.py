@@ -3,7 +3,10 @@
 from dataclasses import dataclass
 
 from dbt.adapters.contracts.connection import Connection
+from dbt.adapters.lakehouse.bindings import with_literal_bindings
+from dbt.adapters.lakehouse.jars import require_jars
 from dbt.adapters.lakehouse.java import require_java
+from dbt.adapters.lakehouse.jvm import start_session
 from dbt.adapters.spark.connections import (
     SparkConnectionManager,
     SparkConnectionMethod,
@@ -26,4 +29,9 @@ class LakehouseConnectionManager(SparkConnectionManager):
         # An embedded driver without a usable Java would die in a JVM stack trace.
         if connection.credentials.method == SparkConnectionMethod.SESSION:
             require_java()
-        return super().open(connection)
+            # Likewise without its table-format jars (ClassNotFoundException for the catalog).
+            require_jars(connection.credentials.server_side_parameters)
+            # The JVM starts here, not on the first statement, so its stderr can be filtered.
+            start_session(connection.credentials.server_side_parameters)
+        # seed values are bound as Spark SQL literals, not pasted in as '<value>' (bindings.py)
+        return with_literal_bindings(super().open(connection))

@@ -1,0 +1,91 @@
+"""Start the embedded Spark JVM without the one line of noise that no setting turns off.
+
+Spark's launcher always starts the driver with `--add-modules=jdk.incubator.vector`
+(org.apache.spark.launcher.JavaModuleOptions), and Java then prints
+`WARNING: Using incubator modules: jdk.incubator.vector` on standard error while it boots;
+neither Spark nor Java has a switch for it. So the JVM is started with a pipe as its standard
+error, and a thread copies every line to the real standard error except that one. Everything
+else the JVM writes there (log4j's ERROR lines, a crash report) passes unchanged.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
+
+DROPPED_LINES = (b"WARNING: Using incubator modules: ",)
+
+
+def _forward(read_end: int, real_stderr: int) -> None:
+    with open(read_end, "rb") as source, open(real_stderr, "wb", buffering=0) as sink:
+        for line in source:
+            if line.startswith(DROPPED_LINES):
+                continue
+            # On a write error keep reading all the same: a full pipe would block the JVM.
+            with suppress(OSError):
+                sink.write(line)
+
+
+@contextmanager
+def filtered_child_stderr() -> Iterator[None]:
+    """Processes started inside the block write their standard error through the filter.
+
+    The process's own standard error is the real one again after the block; the thread runs
+    until the last child holding the pipe has exited.
+    """
+    sys.stderr.flush()
+    real_stderr = os.dup(2)
+    read_end, write_end = os.pipe()
+    os.dup2(write_end, 2)  # inheritable: the children get the pipe as their fd 2
+    os.close(write_end)
+    forwarder = threading.Thread(
+        target=_forward, args=(read_end, real_stderr), name="jvm-stderr", daemon=True
+    )
+    forwarder.start()
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(real_stderr, 2)
+
+
+def start_session(parameters: Mapping[str, str]) -> None:
+    """Start the SparkSession dbt-spark's session cursor starts on its first statement.
+
+    Same builder, same settings, only earlier and with the JVM's standard error filtered;
+    the cursor's own getOrCreate() then finds it running. Nothing happens when a SparkContext
+    already runs in this process.
+    """
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    if SparkContext._active_spark_context is not None:
+        return
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in expand_jar_patterns(parameters).items():
+        builder = builder.config(key, value)
+    with filtered_child_stderr():
+        builder.getOrCreate()
+
+
+def expand_jar_patterns(parameters: Mapping[str, str]) -> dict[str, str]:
+    """The settings with the local wildcards of spark.jars replaced by the files they match.
+
+    spark-submit expands `--jars /folder/*.jar` itself, but a SparkSession built from Python
+    hands its spark.jars to SparkContext as it is, which then looks for a file named `*.jar`
+    (the cluster target ships the format's jars to the executors that way).
+    """
+    value = parameters.get("spark.jars")
+    if not value:
+        return dict(parameters)
+    entries: list[str] = []
+    for entry in (part.strip() for part in value.split(",")):
+        if "://" not in entry and any(char in entry for char in "*?["):
+            entries += sorted(glob.glob(entry))
+        elif entry:
+            entries.append(entry)
+    return {**parameters, "spark.jars": ",".join(entries)}

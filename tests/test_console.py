@@ -1,0 +1,71 @@
+"""What a user sees: dbt's own lines, nothing from the JVM (no dependency resolution report, no
+Java warnings, no Spark/Hive/DataNucleus logging below ERROR)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from dbt.adapters.lakehouse.jvm import filtered_child_stderr
+from retry_safe.project import run_module
+
+DBT_LINE = re.compile(r"^(\x1b\[0m)?\d\d:\d\d:\d\d  ")
+
+
+def read_stderr_until(capfd: pytest.CaptureFixture[str], last: str, timeout: float = 10) -> str:
+    """Everything written to fd 2 until `last` appears (the filter thread forwards it)."""
+    seen = ""
+    deadline = time.monotonic() + timeout
+    while last not in seen and time.monotonic() < deadline:
+        seen += capfd.readouterr().err
+        time.sleep(0.05)
+    return seen
+
+
+def test_the_filter_drops_only_the_incubator_warning(capfd):
+    script = (
+        "import sys; sys.stderr.write("
+        "'WARNING: Using incubator modules: jdk.incubator.vector\\n"
+        "12:00:00 ERROR HiveAlterHandler: a real problem\\n"
+        "WARNING: something else\\n"
+        "the end')"
+    )
+    with filtered_child_stderr():
+        child = subprocess.Popen([sys.executable, "-c", script])
+    assert child.wait(timeout=60) == 0
+    assert read_stderr_until(capfd, "the end") == (
+        "12:00:00 ERROR HiveAlterHandler: a real problem\nWARNING: something else\nthe end"
+    )
+    # this process's own standard error is the real one again
+    print("after the block", file=sys.stderr)
+    assert capfd.readouterr().err == "after the block\n"
+
+
+@pytest.mark.slow
+def test_a_dbt_run_of_one_model_prints_only_dbt_lines(tmp_path, target):
+    """A fresh process: JVM start, metastore creation, seeds, one incremental model."""
+    env = {
+        **os.environ,
+        "DBT_TARGET": target,
+        "LAKEHOUSE_HOME": str(tmp_path / "lakehouse"),
+        "LAKEHOUSE_SCHEMA": "console",
+    }
+    plan = [["seed"], ["retail_daily_product_cart_abandonment", "2026-01-01", "2026-01-04"]]
+    done = run_module(["retry_safe.scenario", "steps", json.dumps(plan)], env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stderr == ""
+    others = [
+        line
+        for line in done.stdout.splitlines()
+        if not DBT_LINE.match(line) and not line.startswith("STEP ")
+    ]
+    assert others == []
+    assert "OK created sql incremental model console.retail_daily_product_cart_abandonment" in (
+        done.stdout
+    )
