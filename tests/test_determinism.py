@@ -101,7 +101,11 @@ def test_a_key_from_a_non_deterministic_sql_spelling_is_refused(
         table_format,
         root,
         relation,
-        [f"Model model.scratch.keyed: the model code uses the non-deterministic {what} in", shown],
+        [
+            "Model model.scratch.keyed (incremental_strategy='idempotent_merge') is misconfigured:",
+            f"the model code uses the non-deterministic {what} in",
+            shown,
+        ],
     )
 
 
@@ -116,8 +120,9 @@ def test_a_predicate_with_a_bare_current_date_is_refused(spark, target, table_fo
         root,
         relation,
         [
-            "Model model.scratch.keyed: incremental_predicates uses the non-deterministic "
-            'function current_date() in "target.id > year(current_date) - 3000"'
+            "Model model.scratch.keyed (incremental_strategy='idempotent_merge') is misconfigured:",
+            "incremental_predicates uses the non-deterministic "
+            'function current_date() in "target.id > year(current_date) - 3000"',
         ],
     )
 

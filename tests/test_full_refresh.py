@@ -34,14 +34,20 @@ def test_a_full_refresh_of_one_interval_is_refused_and_changes_nothing(
 
     result = run_dbt([*ORDERS_PIPELINE, "--full-refresh"], target, ORDERS_DAY_2, expect_pass=False)
     text = describe_failure(result)
-    assert "model.retry_safe.orders: --full-refresh would rebuild" in text
+    assert (
+        "Model model.retry_safe.orders (incremental_strategy='idempotent_merge'): "
+        "--full-refresh would rebuild"
+    ) in text
     assert "from the interval [2026-10-04T00:00:00+00:00, 2026-10-05T00:00:00+00:00) only" in text
-    assert "A full refresh must start at the model's begin (2026-10-03T00:00:00+00:00)" in text
+    assert "a full refresh must start at the model's begin (2026-10-03T00:00:00+00:00)" in text
     assert (
         'dbt run --select +orders --full-refresh --vars \'{data_interval_start: "2026-10-03", '
         'data_interval_end: "2026-10-05"}\''
     ) in text
-    assert "model.retry_safe.rejected_orders: --full-refresh would rebuild" in text
+    assert (
+        "Model model.retry_safe.rejected_orders (incremental_strategy='idempotent_merge'): "
+        "--full-refresh would rebuild"
+    ) in text
     # order 1001 still there, 1002 still cancelled, the 10-03 rejected line kept; no commit
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
     assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
@@ -78,8 +84,11 @@ def test_a_model_without_begin_is_told_to_set_it(spark, target, schema, tmp_path
         expect_pass=False,
     )
     text = describe_failure(result)
-    assert "model.scratch.daily: --full-refresh would rebuild" in text
-    assert "The model has no begin config (the first day of its history)" in text
+    assert (
+        "Model model.scratch.daily (incremental_strategy='idempotent_merge'): "
+        "--full-refresh would rebuild"
+    ) in text
+    assert "the model has no begin config (the first day of its history)" in text
     assert rows(spark, f"{schema}.daily", ["id", "day"]) == [
         (1, date(2026, 1, 1)),
         (2, date(2026, 1, 2)),
@@ -103,7 +112,10 @@ def test_full_refresh_of_additive_batches_from_begin(spark, target, schema, tabl
             expect_pass=False,
         )
     )
-    assert "model.retry_safe.customer_balances_additive: --full-refresh would rebuild" in text
+    assert (
+        "Model model.retry_safe.customer_balances_additive (incremental_strategy='idempotent_merge'): "
+        "--full-refresh would rebuild"
+    ) in text
     assert commit_count(spark, relation, table_format) == commits
     run_dbt([*model, "--full-refresh"], target, both)
     assert rows(spark, relation, ["id", "balance", "batch_id", "applied_batches"]) == expected

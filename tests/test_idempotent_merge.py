@@ -300,20 +300,23 @@ def test_full_refresh_rebuilds_through_the_same_checks(
     assert rows(spark, f"{schema}.merged", COLUMNS, ["id"]) == [(3, "c", "new", 4, T1)]
 
 
-def test_a_changed_model_schema_is_refused_by_default_then_appended_on_request(
+def test_a_changed_model_schema_is_refused_on_fail_then_appended_on_request(
     spark, target, schema, table_format, project
 ):
-    """on_schema_change defaults to fail: a new or dropped column never half-applies."""
+    """on_schema_change fail (the project's folder default): a new or dropped column never
+    half-applies; ignore (dbt's default) keeps the table's columns."""
     spark.sql(f"create schema if not exists {schema}")
     fill_source(spark, schema, table_format, [(1, "a", "x", 1, T0), (2, "b", "y", 2, T0)])
     run_dbt(["run"], target, project_dir=project(merged=versioned_model()))
     relation = f"{schema}.merged"
     before = commit_count(spark, relation, table_format)
     fill_source(spark, schema, table_format, [(1, "a", "x", 1, T1), (2, "b", "y", 2, T0)])
-    with_note = versioned_model().replace(
+    with_note = versioned_model(on_schema_change="fail").replace(
         "select * from", "select *, concat(name, '!') as note from"
     )
-    dropped = versioned_model().replace("select * from", "select id, part, name, updated_at from")
+    dropped = versioned_model(on_schema_change="fail").replace(
+        "select * from", "select id, part, name, updated_at from"
+    )
     for changed, difference in ((with_note, "note"), (dropped, "amount")):
         result = run_dbt(["run"], target, project_dir=project(merged=changed), expect_pass=False)
         text = describe_failure(result)
@@ -326,6 +329,16 @@ def test_a_changed_model_schema_is_refused_by_default_then_appended_on_request(
         ]
         assert commit_count(spark, relation, table_format) == before
 
+    ignoring = with_note.replace("on_schema_change='fail'", "on_schema_change='ignore'")
+    run_dbt(["run"], target, project_dir=project(merged=ignoring))
+    # the new column is not stored; the newer row 1 is merged with the table's columns
+    assert rows(spark, relation, COLUMNS, ["id"]) == [
+        (1, "a", "x", 1, T1),
+        (2, "b", "y", 2, T0),
+    ]
+    assert "note" not in [c.name for c in spark.table(relation).schema]
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T2), (2, "b", "y", 2, T0)])
+
     appending = versioned_model(on_schema_change="append_new_columns").replace(
         "select * from", "select *, concat(name, '!') as note from"
     )
@@ -333,7 +346,7 @@ def test_a_changed_model_schema_is_refused_by_default_then_appended_on_request(
     # The column is added; the newer row 1 carries it. Row 2's version did not change, so the
     # guard keeps it as it was (NULL): filling old rows takes a --full-refresh.
     assert rows(spark, relation, [*COLUMNS, "note"], ["id"]) == [
-        (1, "a", "x", 1, T1, "x!"),
+        (1, "a", "x", 1, T2, "x!"),
         (2, "b", "y", 2, T0, None),
     ]
 

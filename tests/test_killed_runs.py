@@ -125,7 +125,7 @@ class Scenario:
     def markers(self, kill: Kill) -> list[str]:
         relation = f"analytics.{kill.model}"
         if kill.point == "before":
-            return [f"create or replace temporary view {kill.model}__dbt_changes"]
+            return [f"cache table {kill.model}__dbt_changes as"]
         if kill.point == "writing":
             return [f"merge into {relation} as target"]
         # the report's query, which runs only after a commit (a MERGE, or a first load's CREATE)

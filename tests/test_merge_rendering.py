@@ -17,10 +17,16 @@ from retry_safe.testing import write_project
 
 RENDER_MACRO = """\
 {% macro render_idempotent_merge(cfg, one_row_per_key=false) %}
+    {%- set b = interval_bounds() -%}
+    {%- set types = {'id': 'bigint', 'day': 'date', 'name': 'string', 'amount': 'bigint',
+                     'updated_at': 'timestamp', 'batch_id': 'bigint'} -%}
+    {%- set scope = cfg.predicates | list -%}
+    {%- if cfg.interval_in_key -%}
+        {%- do scope.append(in_interval('target.' ~ cfg.interval_column, cfg.interval_type, b)) -%}
+    {%- endif -%}
+    {%- do cfg.update({'bounds': b, 'column_types': types, 'scope': scope}) -%}
     {%- if cfg.batch_column -%}
-        {%- set types = {'id': 'bigint', 'day': 'date', 'name': 'string', 'amount': 'bigint',
-                         'updated_at': 'timestamp', 'batch_id': 'bigint'} -%}
-        {%- set changes = idempotent_merge_batches_sql(cfg, 'staged', 'db.tbl', types) -%}
+        {%- set changes = idempotent_merge_batches_sql(cfg, 'staged', 'db.tbl') -%}
     {%- else -%}
         {%- set changes = idempotent_merge_changes_sql(cfg, 'staged', 'db.tbl', one_row_per_key) -%}
     {%- endif -%}
@@ -53,7 +59,9 @@ def cfg(**overrides):
         "insert_expressions": {},
         "predicates": [],
     }
-    return {**base, **overrides}
+    merged = {**base, **overrides}
+    merged["guard"] = merged["version_column"] or merged["batch_column"]
+    return merged
 
 
 def render(tmp_path, target, config, one_row_per_key: bool = False) -> tuple[str, str]:

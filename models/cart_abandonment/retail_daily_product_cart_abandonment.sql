@@ -1,5 +1,3 @@
-{{ config(materialized='incremental') }}
-
 with
 
 session_products as (

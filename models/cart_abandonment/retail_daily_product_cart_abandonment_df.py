@@ -8,7 +8,8 @@ from pyspark.sql import functions as F
 
 
 def model(dbt, session):
-    dbt.config(materialized="incremental")  # the merge configs: the yml beside this file
+    # incremental, idempotent_merge: the folder defaults; the merge configs: the yml beside this file
+    dbt.config(submission_method="session")
     start_date = F.lit(dbt.interval.start.date())
     end_date = F.lit(dbt.interval.end.date())
 

@@ -1,14 +1,3 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='idempotent_merge',
-        unique_key='id',
-        batch_column='batch_id',
-        merge_update_columns=['balance', 'batch_id'],
-        merge_update_expressions={'balance': 'target.balance + source.balance'},
-    )
-}}
-
 with
 
 balance_batches as (

@@ -1,12 +1,3 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='idempotent_merge',
-        unique_key='id',
-        version_column='version',
-    )
-}}
-
 with
 
 customer_versions as (

@@ -1,5 +1,3 @@
-{{ config(materialized='incremental') }}
-
 with
 
 driver_batches as (

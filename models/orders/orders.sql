@@ -1,12 +1,3 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='idempotent_merge',
-        unique_key='order_id',
-        version_column='updated_at',
-    )
-}}
-
 with
 
 order_change_lines as (

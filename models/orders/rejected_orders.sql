@@ -1,14 +1,3 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='idempotent_merge',
-        unique_key=['source_file', 'line_number'],
-        interval_column='file_date',
-        delete_missing_in_interval=true,
-        allow_empty_interval=true,
-    )
-}}
-
 with
 
 order_change_lines as (

@@ -1,11 +1,15 @@
-"""The adapter: SparkAdapter with one more Python submission method, ``session``."""
+"""The adapter: SparkAdapter plus Python models in the session, the idempotent_merge strategy
+(its macros live in dbt/include/lakehouse/macros) and the one interval parser."""
 
 from typing import Any
+
+from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.lakehouse import determinism
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
+from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_interval
 from dbt.adapters.lakehouse.python_submissions import SessionPythonJobHelper
 from dbt.adapters.spark import SparkAdapter
 
@@ -20,6 +24,27 @@ class LakehouseAdapter(SparkAdapter):
     @property
     def python_submission_helpers(self) -> dict[str, type[PythonJobHelper]]:
         return {**super().python_submission_helpers, "session": SessionPythonJobHelper}
+
+    @available
+    def valid_incremental_strategies(self) -> list[str]:
+        """dbt-spark's strategies plus idempotent_merge (get_incremental_idempotent_merge_sql)."""
+        return ["append", "merge", "insert_overwrite", "microbatch", "idempotent_merge"]
+
+    @available
+    def parse_interval(self, who: str, start: object, end: object) -> dict:
+        """The interval [start, end) in UTC as {'start', 'end', 'whole_days'}; the one parser
+        (interval.py), cached per pair of values. A missing, malformed or reversed value raises
+        a compilation error naming `who` (the model) and the fix."""
+        try:
+            return parse_interval(who, start, end).as_dict()
+        except IntervalError as problem:
+            raise CompilationError(str(problem)) from None
+
+    @available
+    def parse_instant(self, value: object) -> Any:
+        """One ISO-8601 date or timestamp (text, date or datetime) as a UTC datetime, or None
+        (the begin config is read with it)."""
+        return parse_instant(value)
 
     @available
     def find_nondeterministic(self, code: str, language: str = "sql") -> dict | None:

@@ -1,0 +1,122 @@
+"""The one parser of the interval a run reconciles: half-open [start, end), in UTC.
+
+The interval reaches dbt as the vars ``data_interval_start`` / ``data_interval_end`` (or, for
+microbatch models, dbt's own batch bounds). A value is an ISO-8601 date (``2026-10-03``) or
+timestamp (``2026-10-03T00:00:00Z``, ``2026-10-03 02:00:00+02:00``; no offset means UTC), as
+text or as the date / datetime YAML makes of an unquoted ``2026-10-03`` in ``--vars``.
+Anything else is refused with a message naming the model, the value and the fix. The macros
+(``interval_bounds``) and the Python models (``dbt.interval``) both get their bounds here; a
+parse is cached, so a model run parses its interval once however many macros ask for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+EXAMPLE = 'dbt run --vars \'{data_interval_start: "2026-10-03", data_interval_end: "2026-10-04"}\''
+_ISO = re.compile(
+    r"^([0-9]{4})-([0-9]{2})-([0-9]{2})"
+    r"(?:[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,6}))?)?)?"
+    r"(Z|([+-])([0-9]{2}):?([0-9]{2}))?$"
+)
+
+
+class IntervalError(ValueError):
+    """A missing, malformed or reversed interval; the message says what to pass instead."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    start: datetime
+    end: datetime
+
+    @property
+    def whole_days(self) -> bool:
+        """Both bounds at midnight UTC: a DATE column can be reconciled."""
+        return all(bound.timetz() == time(tzinfo=UTC) for bound in (self.start, self.end))
+
+    def as_dict(self) -> dict:
+        return {"start": self.start, "end": self.end, "whole_days": self.whole_days}
+
+
+def parse_instant(value: object) -> datetime | None:
+    """One bound as a UTC datetime, or None when it is not an ISO-8601 date or timestamp."""
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return moment.astimezone(UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    found = _ISO.match(str(value).strip())
+    if not found:
+        return None
+    g = found.groups()
+    try:
+        moment = datetime(
+            int(g[0]),
+            int(g[1]),
+            int(g[2]),
+            int(g[3] or 0),
+            int(g[4] or 0),
+            int(g[5] or 0),
+            int((g[6] or "0").ljust(6, "0")),
+            tzinfo=UTC,
+        )
+    except ValueError:  # month 13, February 30, hour 24, ...
+        return None
+    if g[8]:
+        hours, minutes = int(g[9]), int(g[10])
+        if hours > 23 or minutes > 59:
+            return None
+        offset = timedelta(hours=hours, minutes=minutes)
+        moment = moment - offset if g[8] == "+" else moment + offset
+    return moment
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(raw_start: object, raw_end: object) -> Interval:
+    bounds = {}
+    for name, raw in (("data_interval_start", raw_start), ("data_interval_end", raw_end)):
+        if raw is None or str(raw).strip() == "":
+            raise IntervalError(
+                f"the var {name} is missing.\n"
+                "Pass the interval to reconcile, half-open [start, end), e.g.\n"
+                f"  {EXAMPLE}"
+            )
+        moment = parse_instant(raw)
+        if moment is None:
+            raise IntervalError(
+                f'the var {name} = "{raw}" is not an ISO-8601 date or timestamp.\n'
+                "Use a date such as 2026-10-03 or a timestamp such as 2026-10-03T00:00:00Z "
+                "(an offset such as +02:00 is converted to UTC)."
+            )
+        bounds[name] = moment
+    start, end = bounds["data_interval_start"], bounds["data_interval_end"]
+    if end <= start:
+        raise IntervalError(
+            f"data_interval_end ({end.isoformat()}) must be after data_interval_start "
+            f"({start.isoformat()}): the interval is half-open, [start, end).\n"
+            "Swap the two values, or widen the interval."
+        )
+    return Interval(start, end)
+
+
+def parse_interval(who: str, raw_start: object, raw_end: object) -> Interval:
+    """The interval [raw_start, raw_end) in UTC; IntervalError names `who` and the fix."""
+    try:
+        return _parse(_hashable(raw_start), _hashable(raw_end))
+    except IntervalError as problem:
+        raise IntervalError(f"{who}: {problem}") from None
+
+
+def parse_count() -> int:
+    """How many intervals were really parsed in this process (cache misses)."""
+    return _parse.cache_info().misses
+
+
+def _hashable(value: object) -> object:
+    return (
+        value if isinstance(value, str | date | datetime | int | float | type(None)) else str(value)
+    )

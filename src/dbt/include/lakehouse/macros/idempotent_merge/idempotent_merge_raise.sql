@@ -1,0 +1,25 @@
+{% macro idempotent_merge_raise(headline, problems, staging=none, fix=none) %}
+    {#-
+        The one way idempotent_merge refuses a model: when problems is not empty, one compiler
+        error names the model and the strategy, says what happened (headline, e.g. "nothing
+        was written, because"), lists every problem on a line of its own and, when given,
+        ends with the fix. A Python model's staging table (staging) is dropped first, so a
+        refused run leaves nothing behind. Each problem is built by the caller in a
+        {% set %} block; its line breaks and indentation are folded into single spaces.
+    -#}
+    {%- if problems -%}
+        {%- if staging is not none -%}
+            {%- do idempotent_merge_drop_staging(staging) -%}
+        {%- endif -%}
+        {% set msg %}
+Model {{ model.unique_id }} (incremental_strategy='idempotent_merge'): {{ headline }}
+{%- for problem in problems %}
+  - {{ problem.split() | join(' ') }}
+{%- endfor %}
+{%- if fix %}
+{{ fix }}
+{%- endif %}
+        {% endset %}
+        {{ exceptions.raise_compiler_error(msg) }}
+    {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,94 @@
+{% macro idempotent_merge_run(plan, source, target, existing, on_schema_change, file_format) %}
+    {#-
+        The idempotent_merge strategy, run by the lakehouse incremental materialization once
+        the model's rows are staged (source: a temporary view, or a Python model's table).
+        plan comes from idempotent_merge_plan (interval, table columns, configs checked).
+          1. the model's columns, read once; on_schema_change against the table's;
+          2. the configs checked against the model's columns (first load, or when they differ
+             from the table's);
+          3. the data checks (idempotent_merge_check_source: one pass over the source);
+          4. first load (no table, or --full-refresh): one CREATE TABLE AS of the source
+             reduced to the newest row per key (batch_column: every batch folded per key);
+             otherwise the real changes (idempotent_merge_changes_sql, or
+             idempotent_merge_batches_sql) computed once into a cached temporary view and,
+             only if there are any, one MERGE: one atomic commit, or nothing;
+          5. one report line (idempotent_merge_report).
+        Returns the report's figures.
+    -#}
+    {%- set model_columns = idempotent_merge_columns(source) -%}
+    {%- set cfg = plan.cfg -%}
+    {%- set column_types = model_columns.types -%}
+    {%- if existing is not none -%}
+        {%- set changed = idempotent_merge_schema_changes(on_schema_change, model_columns, plan.table, existing, source) -%}
+        {%- set table_names = plan.table.names | map('lower') | list -%}
+        {%- set columns = [] -%}
+        {%- for c in model_columns.names if (c | lower) in table_names or c in changed.added -%}
+            {%- do columns.append(c) -%}
+        {%- endfor -%}
+        {%- do column_types.update(plan.table.types) -%}
+        {%- if (columns | map('lower') | list) != (cfg.columns | map('lower') | list) -%}
+            {#- the model's columns differ from the table's (on_schema_change other than fail) -#}
+            {%- set cfg = idempotent_merge_config(columns, column_types, plan.bounds) -%}
+        {%- endif -%}
+    {%- else -%}
+        {%- set cfg = idempotent_merge_config(model_columns.names, column_types, plan.bounds, staging=source) -%}
+    {%- endif -%}
+    {%- set source_stats = idempotent_merge_check_source(cfg, source, existing) -%}
+    {%- set batch_mode = cfg.batch_column is not none -%}
+
+    {%- if existing is none -%}
+        {%- if batch_mode -%}
+            {%- set initial_sql -%}
+                select {{ (cfg.columns + [cfg.applied_column]) | join(', ') }}
+                from (
+                    {{ idempotent_merge_batches_sql(cfg, source, none) }}
+                ) as folded
+            {%- endset -%}
+        {%- else -%}
+            {%- set initial_sql = idempotent_merge_initial_sql(cfg, source) -%}
+        {%- endif -%}
+        {%- call statement('idempotent_merge_create') -%}
+            {{ create_table_as(False, target, initial_sql) }}
+        {%- endcall -%}
+        {%- set planned = {'insert': source_stats.source_keys, 'applied': source_stats.source_units} -%}
+    {%- else -%}
+        {%- set changes = target.identifier ~ '__dbt_changes' -%}
+        {#- a model allowed to be non-deterministic may return other rows on the next read: keep the newest-row window -#}
+        {%- set one_row_per_key = source_stats.source_rows == source_stats.source_keys and not cfg.allow_nondeterministic -%}
+        {#- computed once, here, into a cached view: the count and the MERGE (which may read its source twice) use these rows -#}
+        {%- call statement('idempotent_merge_changes') -%}
+            cache table {{ changes }} as
+            {% if batch_mode -%}
+            {{ idempotent_merge_batches_sql(cfg, source, target) }}
+            {%- else -%}
+            {{ idempotent_merge_changes_sql(cfg, source, target, one_row_per_key) }}
+            {%- endif %}
+        {%- endcall -%}
+        {%- set count_sql -%}
+            select
+                dbt_im_op,
+                count(*) as n,
+                {{ 'sum(dbt_im_batch_count)' if batch_mode else 'count(*)' }} as units
+            from {{ changes }}
+            group by dbt_im_op
+        {%- endset -%}
+        {%- set planned = {} -%}
+        {%- set applied_units = [] -%}
+        {%- for row in run_query(count_sql).rows -%}
+            {%- do planned.update({row['dbt_im_op']: row['n']}) -%}
+            {%- if row['dbt_im_op'] != 'delete' -%}{%- do applied_units.append(row['units']) -%}{%- endif -%}
+        {%- endfor -%}
+        {%- if planned -%}
+            {%- call statement('idempotent_merge') -%}
+                {{ idempotent_merge_sql(cfg, changes, target) }}
+            {%- endcall -%}
+            {%- if batch_mode -%}
+                {%- do idempotent_merge_verify_batches(cfg, changes, target) -%}
+            {%- endif -%}
+            {%- do planned.update({'applied': applied_units | sum}) -%}
+        {%- endif -%}
+        {%- do run_query('drop view if exists ' ~ changes) -%}
+        {%- set planned = planned or none -%}
+    {%- endif -%}
+    {{ return(idempotent_merge_report(cfg, target, file_format, source_stats, planned)) }}
+{% endmacro %}

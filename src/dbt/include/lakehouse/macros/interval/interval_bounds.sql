@@ -1,0 +1,21 @@
+{% macro interval_bounds() %}
+    {#-
+        The interval this model run reconciles, half-open [start, end), from the vars
+        data_interval_start / data_interval_end, parsed by the adapter's one interval parser
+        (adapter.parse_interval: ISO-8601 dates and timestamps, as text or as the dates YAML
+        makes of unquoted values; offsets converted to UTC; parsed once per pair of values).
+        Returns {'start': datetime, 'end': datetime, 'whole_days': bool}, UTC-aware.
+        A missing, malformed or reversed value stops the run before any SQL with a message
+        naming the model, the value and the fix. Values reach SQL only as re-formatted
+        datetimes, never as text.
+        Returns none when no interval is given to a command that writes nothing (compile, docs
+        generate, ls, parse): the interval macros then render placeholders.
+    -#}
+    {%- set raw_start = var('data_interval_start', none) -%}
+    {%- set raw_end = var('data_interval_end', none) -%}
+    {%- if not execute or (raw_start is none and raw_end is none and not interval_required()) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set who = model.unique_id if model is defined and model else 'this invocation' -%}
+    {{ return(adapter.parse_interval(who, raw_start, raw_end)) }}
+{% endmacro %}

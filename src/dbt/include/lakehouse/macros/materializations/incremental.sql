@@ -1,0 +1,92 @@
+{% materialization incremental, adapter='lakehouse', supported_languages=['sql', 'python'] -%}
+    {#-
+        The lakehouse adapter's incremental materialization: dbt-spark's, plus the
+        idempotent_merge strategy. For idempotent_merge the first run and --full-refresh also go
+        through the strategy (idempotent_merge_plan before anything is written, then
+        idempotent_merge_run once the model's rows are staged), so the checks (NULL keys,
+        ambiguous duplicates, rows outside the interval) and the newest-row-per-key reduction
+        apply to the first load too; dbt-spark would create the table straight from the model
+        SQL, duplicates and all. Every other strategy behaves exactly as in dbt-spark.
+    -#}
+    {%- set file_format = dbt_spark_validate_get_file_format(config.get('file_format', default='parquet')) -%}
+    {%- set strategy = lakehouse_validate_incremental_strategy(config.get('incremental_strategy') or 'append', file_format) -%}
+    {%- set idempotent = strategy == 'idempotent_merge' -%}
+
+    {%- set grant_config = config.get('grants') -%}
+    {%- set unique_key = config.get('unique_key', none) -%}
+    {%- set partition_by = config.get('partition_by', none) -%}
+    {%- set language = model['language'] -%}
+    {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
+    {%- set incremental_predicates = config.get('predicates', none) or config.get('incremental_predicates', none) -%}
+    {%- set target_relation = this -%}
+    {%- set existing_relation = load_relation(this) -%}
+    {%- set tmp_relation = this.incorporate(path = {"identifier": this.identifier ~ '__dbt_tmp'}) -%}
+
+    {#-- for SQL models the new rows are staged in a temporary view without database and schema --#}
+    {%- if language == 'sql' -%}
+        {%- set tmp_relation = tmp_relation.include(database=false, schema=false) -%}
+    {%- endif -%}
+
+    {%- if strategy in ['insert_overwrite', 'microbatch'] and partition_by -%}
+        {%- call statement() -%}
+            set spark.sql.sources.partitionOverwriteMode = DYNAMIC
+        {%- endcall -%}
+    {%- endif -%}
+
+    {{ run_hooks(pre_hooks) }}
+
+    {%- set rebuild = existing_relation is not none and (existing_relation.is_view or should_full_refresh()) -%}
+    {%- if idempotent -%}
+        {%- set plan = idempotent_merge_plan(existing_relation, rebuild) -%}
+    {%- endif -%}
+    {%- if rebuild and not (file_format == 'delta' and existing_relation.is_delta) -%}
+        {#-- Delta replaces the table in one commit (create or replace); others drop first, as in dbt-spark --#}
+        {%- do adapter.drop_relation(existing_relation) -%}
+    {%- endif -%}
+    {#-- idempotent_merge: a first load and a full refresh also go through the strategy, with no table to merge into --#}
+    {%- set merge_into = none if rebuild else existing_relation -%}
+
+    {%- if not idempotent and merge_into is none -%}
+        {%- call statement('main', language=language) -%}
+            {{ create_table_as(False, target_relation, compiled_code, language) }}
+        {%- endcall -%}
+        {%- do persist_constraints(target_relation, model) -%}
+    {%- else -%}
+        {%- if language == 'python' -%}
+            {#-- a killed or refused earlier run can leave its staging table behind, and Iceberg
+                 refuses to overwrite an existing table through saveAsTable: drop it first --#}
+            {%- call statement('drop_stale_tmp_relation') -%}
+                drop table if exists {{ tmp_relation }}
+            {%- endcall -%}
+        {%- endif -%}
+        {%- call statement('create_tmp_relation', language=language) -%}
+            {{ create_table_as(True, tmp_relation, compiled_code, language) }}
+        {%- endcall -%}
+        {%- if idempotent -%}
+            {%- set outcome = idempotent_merge_run(plan, tmp_relation, target_relation, merge_into, on_schema_change, file_format) -%}
+            {#-- the strategy ran its own statements; the model's result records what they did --#}
+            {%- call noop_statement('main', outcome.message, 'MERGE', outcome.inserted + outcome.updated + outcome.deleted) -%}
+                -- idempotent_merge {{ target_relation }}: {{ outcome.message }}
+            {%- endcall -%}
+        {%- else -%}
+            {%- if merge_into is not none -%}
+                {%- do process_schema_changes(on_schema_change, tmp_relation, merge_into) -%}
+            {%- endif -%}
+            {%- call statement('main') -%}
+                {{ lakehouse_get_incremental_sql(strategy, tmp_relation, target_relation, merge_into, unique_key, incremental_predicates) }}
+            {%- endcall -%}
+        {%- endif -%}
+        {%- if language == 'python' -%}
+            {#-- a Python model stages a real table; drop it (a SQL model's temp view ends with the session) --#}
+            {%- call statement('drop_relation') -%}
+                drop table if exists {{ tmp_relation }}
+            {%- endcall -%}
+        {%- endif -%}
+    {%- endif -%}
+
+    {%- set should_revoke = should_revoke(existing_relation, full_refresh_mode) -%}
+    {%- do apply_grants(target_relation, grant_config, should_revoke) -%}
+    {%- do persist_docs(target_relation, model) -%}
+    {{ run_hooks(post_hooks) }}
+    {{ return({'relations': [target_relation]}) }}
+{%- endmaterialization %}

@@ -1,0 +1,42 @@
+-- The SQL and the DataFrame versions of reference document 000 must hold the same rows:
+-- returns every row one of them has and the other has not (none when they agree).
+
+with
+
+sql_version as (
+
+    select * from {{ ref('retail_daily_product_cart_abandonment') }}
+
+),
+
+python_version as (
+
+    select * from {{ ref('retail_daily_product_cart_abandonment_df') }}
+
+),
+
+only_in_sql as (
+
+    select * from sql_version
+    except
+    select * from python_version
+
+),
+
+only_in_python as (
+
+    select * from python_version
+    except
+    select * from sql_version
+
+),
+
+final as (
+
+    select 'only in the SQL version' as difference, * from only_in_sql
+    union all
+    select 'only in the Python version' as difference, * from only_in_python
+
+)
+
+select * from final
