@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from datetime import date, datetime
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 import pytest
@@ -82,7 +82,7 @@ REJECTED = [
 ]
 DAY_1 = interval_vars("2026-10-03", "2026-10-04")
 DAY_2 = interval_vars("2026-10-04", "2026-10-05")
-SELECT = ["--select", "orders"]  # the folder: staging, orders, rejected_orders
+SELECT = ["--select", "path:models/order_changes"]  # staging, orders, rejected_orders
 
 
 def test_days_loaded_twice_and_out_of_order_leave_the_documents_tables(spark, target, schema):
@@ -151,8 +151,8 @@ def test_a_changed_header_stops_the_run_and_names_both_column_lists(
 ):
     landing = tmp_path / "landing"
     landing.mkdir()
-    shutil.copy(PROJECT_DIR / "seeds/orders/order_changes_20261003.csv", landing)
-    day_2 = (PROJECT_DIR / "seeds/orders/order_changes_20261004.csv").read_text().splitlines()
+    shutil.copy(PROJECT_DIR / "landing/orders/order_changes_20261003.csv", landing)
+    day_2 = (PROJECT_DIR / "landing/orders/order_changes_20261004.csv").read_text().splitlines()
     changed = [",".join(change(line.split(","), n == 0)) for n, line in enumerate(day_2)]
     (landing / "order_changes_20261004.csv").write_text("\n".join(changed) + "\n")
 
@@ -465,3 +465,103 @@ def test_a_malformed_orders_var_is_refused(spark, target, schema, var, value, ex
     assert f"the var {var} is {value!r}" in text
     assert expected in text
     assert not spark.catalog.tableExists(f"{schema}.orders")
+
+
+# Everyday dbt commands on the pipeline (issue 13): show, the landing source and its freshness.
+def oct_(day: int, hour: int, minute: int) -> datetime:
+    return datetime(2026, 10, day, hour, minute)
+
+
+# The 2026-10-03 file's accepted lines, as the orders model's SQL selects them (one per line).
+DAY_1_ACCEPTED_LINES = [
+    (1001, "C01", "placed", Decimal("25.50"), "EUR", oct_(1, 9, 15), oct_(1, 9, 15)),
+    (1001, "C01", "shipped", Decimal("25.50"), "EUR", oct_(1, 9, 15), oct_(2, 8, 0)),
+    (1002, "C02", "cancelled", Decimal("12.00"), "EUR", oct_(1, 10, 2), oct_(3, 9, 0)),
+    (1002, "C02", "placed", Decimal("12.00"), "EUR", oct_(1, 10, 2), oct_(1, 10, 2)),
+    (1004, "C01", "placed", Decimal("40.00"), "EUR", oct_(2, 12, 45), oct_(2, 12, 45)),
+    (1004, "C01", "placed", Decimal("40.00"), "EUR", oct_(2, 12, 45), oct_(2, 12, 45)),
+    (1005, "C09", "placed", Decimal("8.75"), "EUR", oct_(3, 14, 10), oct_(3, 14, 10)),
+]
+SOURCE = "source.retry_safe.landing.order_change_files"
+
+
+def test_dbt_show_previews_orders_by_name_and_explains_the_python_model(target, schema):
+    run_dbt(["run", *SELECT], target, DAY_1)
+
+    # `orders` names the model and no folder: the model alone is previewed. dbt's default
+    # (eager) indirect selection also runs the model's own data tests, never another model.
+    shown = run_dbt(["show", "--select", "orders", "--limit", "-1"], target).result.results
+    models = [r for r in shown if r.node.resource_type == "model"]
+    tests = [r for r in shown if r.node.resource_type == "test"]
+    assert [r.node.unique_id for r in models] == ["model.retry_safe.orders"]
+    assert len(tests) == len(shown) - 1
+    assert {r.node.attached_node for r in tests} == {"model.retry_safe.orders"}
+    assert sorted(tuple(row) for row in models[0].agate_table.rows) == DAY_1_ACCEPTED_LINES
+
+    # A Python model cannot be previewed: the message says so and what to run instead.
+    result = run_dbt(["show", "--select", "stg_order_change_lines"], target, expect_pass=False)
+    text = describe_failure(result)
+    assert (
+        "stg_order_change_lines is a Python model (models/order_changes/stg_order_change_lines.py):"
+        " dbt show runs SQL and cannot preview a Python model's code." in text
+    )
+    suggested = "select * from {{ ref('stg_order_change_lines') }}"
+    assert f'dbt show --inline "{suggested}"' in text
+    assert "PARSE_SYNTAX_ERROR" not in text
+    # ... and the suggested query works.
+    inline = run_dbt(
+        ["show", "--inline", f"{suggested} where rejection_reason is not null"], target
+    )
+    [table] = [r.agate_table for r in inline.result.results if r.node.name == "inline_query"]
+    assert [(row["source_file"], row["line_number"], row["rejection_reason"]) for row in table] == [
+        ("order_changes_20261003.csv", 5, "amount 'abc' is not a decimal(10,2)")
+    ]
+
+
+def test_the_landing_files_are_the_pipelines_source_and_not_seeds(target):
+    def names(*args: str) -> list[str]:
+        return sorted(run_dbt(["ls", *args, "--output", "name"], target).result)
+
+    # the lineage starts at the source: the staging model reads it, everything else follows
+    assert names("--select", "source:landing.order_change_files+1", "--resource-type", "model") == [
+        "stg_order_change_lines"
+    ]
+    assert names("--select", "source:landing.order_change_files+", "--resource-type", "model") == [
+        "orders",
+        "rejected_orders",
+        "stg_order_change_lines",
+    ]
+    # landing/orders is no seed folder: the seeds are the other pipelines' inputs only
+    assert names("--resource-type", "seed") == [
+        "customer_balance_batches",
+        "customer_versions",
+        "f1_driver_batches",
+        "retail_session_products",
+    ]
+
+
+def test_source_freshness_reports_how_late_the_newest_landed_file_is(target, schema, tmp_path):
+    # The shipped folder (landing/orders): the newest file is 2026-10-04's, complete at
+    # 2026-10-05T00:00Z, weeks ago: an error (48 hours after).
+    result = run_dbt(["source", "freshness"], target, expect_pass=False)
+    [late] = result.result.results
+    assert (late.node.unique_id, str(late.status)) == (SOURCE, "error")
+    assert late.max_loaded_at == datetime(2026, 10, 5, tzinfo=UTC)
+
+    # A folder whose newest change file is yesterday's (UTC): complete at today's midnight,
+    # less than 26 hours ago whatever the time of day, so it passes. Files of other names, a
+    # file still being written (.tmp) included, do not count.
+    today = datetime.now(UTC).date()
+    landing = tmp_path / "landing"
+    landing.mkdir()
+    for name in [
+        f"order_changes_{today - timedelta(days=1):%Y%m%d}.csv",
+        "order_changes_20261003.csv",
+        f"order_changes_{today + timedelta(days=1):%Y%m%d}.csv.tmp",
+        "notes.csv",
+    ]:
+        (landing / name).write_text(HEADER)
+    result = run_dbt(["source", "freshness"], target, {"orders_landing_path": str(landing)})
+    [fresh] = result.result.results
+    assert (fresh.node.unique_id, str(fresh.status)) == (SOURCE, "pass")
+    assert fresh.max_loaded_at == datetime.combine(today, time(), tzinfo=UTC)

@@ -18,6 +18,7 @@ def test_one_build_runs_every_model_and_test(spark, target, schema, table_format
         "model.retry_safe.f1_drivers_merge_df",  # incremental
     }
     assert python_models <= set(statuses)
+    assert "snapshot.retry_safe.orders_snapshot" in statuses  # a build runs snapshots too
     assert set(statuses.values()) == {"success", "pass"}, statuses
     # Orders after the first day's file, in the document's words: 1001 shipped, 1002 cancelled.
     assert rows(spark, f"{schema}.orders", ["order_id", "status"]) == [
@@ -31,3 +32,10 @@ def test_one_build_runs_every_model_and_test(spark, target, schema, table_format
     # A second build of the same interval changes nothing and still passes every test.
     run_dbt(["build", "--exclude", "resource_type:seed"], target, DAY_1)
     assert rows(spark, f"{schema}.orders", ["order_id", "status"])[0] == (1001, "shipped")
+    # Snapshotting into the existing table (this failed on Iceberg) adds no version.
+    assert rows(spark, f"{schema}.orders_snapshot", ["order_id", "status", "dbt_valid_to"]) == [
+        (1001, "shipped", None),
+        (1002, "cancelled", None),
+        (1004, "placed", None),
+        (1005, "placed", None),
+    ]

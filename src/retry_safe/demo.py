@@ -14,7 +14,7 @@ from retry_safe.project import PROJECT_DIR, configure_environment, interval_vars
 # (selector, [interval, ...]) in the order a scheduler would run them
 PIPELINES: list[tuple[str, list[tuple[str, str]]]] = [
     ("path:models/cart_abandonment", [("2026-01-01", "2026-01-04")]),
-    ("path:models/orders", [("2026-10-03", "2026-10-04"), ("2026-10-04", "2026-10-05")]),
+    ("path:models/order_changes", [("2026-10-03", "2026-10-04"), ("2026-10-04", "2026-10-05")]),
     (
         "path:models/f1_drivers",
         [("2026-11-01", "2026-11-02"), ("2026-11-02", "2026-11-03"), ("2026-11-03", "2026-11-04")],

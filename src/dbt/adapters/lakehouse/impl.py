@@ -7,15 +7,32 @@ from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
-from dbt.adapters.lakehouse import determinism
+from dbt.adapters.lakehouse import determinism, show
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_interval
+from dbt.adapters.lakehouse.metastore_settings import with_session_defaults
 from dbt.adapters.lakehouse.python_submissions import SessionPythonJobHelper
+from dbt.adapters.lakehouse.relations import with_iceberg_detected
 from dbt.adapters.spark import SparkAdapter
+from dbt.adapters.spark.connections import SparkConnectionMethod
 
 
 class LakehouseAdapter(SparkAdapter):
     ConnectionManager = LakehouseConnectionManager  # type: ignore[assignment]
+
+    def __init__(self, config: Any, mp_context: Any) -> None:
+        super().__init__(config, mp_context)
+        # before any connection opens, so the embedded session starts with them
+        credentials = config.credentials
+        if credentials.method == SparkConnectionMethod.SESSION:
+            credentials.server_side_parameters = with_session_defaults(
+                credentials.server_side_parameters
+            )
+
+    def execute_macro(self, macro_name: str, *args: Any, **kwargs: Any) -> Any:
+        # dbt show of a Python model: a message, not its Python code run as SQL (show.py)
+        show.refuse_python_model(macro_name, kwargs.get("context_override"))
+        return super().execute_macro(macro_name, *args, **kwargs)
 
     @property
     def default_python_submission_method(self) -> str:
@@ -56,3 +73,9 @@ class LakehouseAdapter(SparkAdapter):
 
     def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:
         return AdapterResponse(_message="OK", rows_affected=None)
+
+    def _build_spark_relation_list(self, row_list: Any, relation_info_func: Any) -> list:
+        """dbt-spark's relations, with the session catalog's Iceberg tables marked is_iceberg
+        (they say `Provider: hive`; relations.py)."""
+        relations = super()._build_spark_relation_list(row_list, relation_info_func)
+        return [with_iceberg_detected(relation) for relation in relations]

@@ -5,11 +5,15 @@ Spark's launcher always starts the driver with `--add-modules=jdk.incubator.vect
 `WARNING: Using incubator modules: jdk.incubator.vector` on standard error while it boots;
 neither Spark nor Java has a switch for it. So the JVM is started with a pipe as its standard
 error, and a thread copies every line to the real standard error except that one. Everything
-else the JVM writes there (log4j's ERROR lines, a crash report) passes unchanged.
+else the JVM writes there (log4j's ERROR lines, a crash report) passes unchanged while dbt
+runs. Once this process has begun to exit (dbt has reported), the JVM's lines are dropped: they
+can only come from its own shutdown, which nobody asked about. The thread never raises: an
+exception in it would end the run with a Python traceback.
 """
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
 import sys
@@ -17,13 +21,28 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.lakehouse.metastore_lock import require_free_metastore
+
 DROPPED_LINES = (b"WARNING: Using incubator modules: ",)
+JVM_EXITED = (
+    "Spark's JVM exited while starting; Java's own reason is printed above. Check the target's "
+    "server_side_parameters (spark.driver.memory, spark.driver.extraJavaOptions) and the Java "
+    "installation."
+)
+_exiting = threading.Event()
+atexit.register(_exiting.set)
 
 
 def _forward(read_end: int, real_stderr: int) -> None:
-    with open(read_end, "rb") as source, open(real_stderr, "wb", buffering=0) as sink:
+    with (
+        suppress(OSError),
+        open(read_end, "rb") as source,
+        open(real_stderr, "wb", buffering=0) as sink,
+    ):
         for line in source:
-            if line.startswith(DROPPED_LINES):
+            if _exiting.is_set() or line.startswith(DROPPED_LINES):
                 continue
             # On a write error keep reading all the same: a full pipe would block the JVM.
             with suppress(OSError):
@@ -31,11 +50,11 @@ def _forward(read_end: int, real_stderr: int) -> None:
 
 
 @contextmanager
-def filtered_child_stderr() -> Iterator[None]:
+def filtered_child_stderr() -> Iterator[threading.Thread]:
     """Processes started inside the block write their standard error through the filter.
 
     The process's own standard error is the real one again after the block; the thread runs
-    until the last child holding the pipe has exited.
+    until the last child holding the pipe has exited. The block gets that thread.
     """
     sys.stderr.flush()
     real_stderr = os.dup(2)
@@ -47,7 +66,7 @@ def filtered_child_stderr() -> Iterator[None]:
     )
     forwarder.start()
     try:
-        yield
+        yield forwarder
     finally:
         sys.stderr.flush()
         os.dup2(real_stderr, 2)
@@ -65,11 +84,21 @@ def start_session(parameters: Mapping[str, str]) -> None:
 
     if SparkContext._active_spark_context is not None:
         return
+    # another process's JVM holding the embedded metastore: one line now, not 22,000 later
+    require_free_metastore(parameters)
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in expand_jar_patterns(parameters).items():
         builder = builder.config(key, value)
-    with filtered_child_stderr():
-        builder.getOrCreate()
+    from pyspark.errors import PySparkRuntimeError
+
+    try:
+        with filtered_child_stderr() as forwarder:
+            builder.getOrCreate()
+    except PySparkRuntimeError as error:  # a Python traceback otherwise
+        if error.getCondition() != "JAVA_GATEWAY_EXITED":
+            raise
+        forwarder.join(timeout=10)  # Java's own reason first: the pipe ends with the JVM
+        raise DbtRuntimeError(JVM_EXITED) from None
 
 
 def expand_jar_patterns(parameters: Mapping[str, str]) -> dict[str, str]:

@@ -5,10 +5,12 @@ day whose midnight lies in [data_interval_start, data_interval_end). Before anyt
 written, each file's header must equal the expected columns exactly (a new, missing or
 reordered column would shift values by position) and every day's file must exist.
 
+The files are read through the source landing.order_change_files (Spark's binaryFile reader
+over the same folder, declared in _order_changes__sources.yml), so the lineage starts there.
 Each file is parsed as RFC 4180 CSV (quoted fields may hold commas, doubled quotes and line
 breaks, so a record can span lines) by one task that reads the file's bytes: a file cannot be
-split at line breaks. The driver reads only each header, with the same parser. A record keeps its first line number (the header is line 1) and its raw
-text. A record is kept with its rejection_reason instead of loading when it is not valid UTF-8,
+split at line breaks. The driver reads only each header, with the same parser. A record keeps
+its first line number (the header is line 1) and its raw text. A record is kept with its rejection_reason instead of loading when it is not valid UTF-8,
 is not valid CSV, has too few or too many fields, or holds a value that would load as a
 different value: text that is not of the column's type, an amount that does not fit
 decimal(10,2) exactly (never rounded), a status outside the var orders_accepted_statuses, or an
@@ -182,18 +184,21 @@ def check_header(model_name: str, path: Path, found: list[str]) -> None:
         )
 
 
-def file_records(session: Any, path: Path) -> Any:
-    """The file's data records, (line_number, raw_line, fields, parse_problem), in one task."""
+def file_records(landed: Any, path: Path) -> Any:
+    """The file's data records, (line_number, raw_line, fields, parse_problem), in one task.
 
-    def parse_file(name_and_content: tuple[str, bytes]) -> Iterator[tuple]:
-        content = io.BytesIO(name_and_content[1])
+    landed: the source's rows, one per landed file (path, content, ...).
+    """
+
+    def parse_file(file: Any) -> Iterator[tuple]:
+        content = io.BytesIO(file.content)
         lines = io.TextIOWrapper(content, encoding="utf-8", errors="surrogateescape", newline="")
         for record in records(lines):
             if record[0] > 1 and record[1].strip():  # not the header, not a blank line
                 yield record
 
-    files = session.sparkContext.binaryFiles(path.resolve().as_uri(), minPartitions=1)
-    return files.flatMap(parse_file)
+    the_file = landed.where(F.col("path").endswith(f"/{path.name}")).select("content")
+    return the_file.rdd.flatMap(parse_file)
 
 
 def fits_amount(text: str | None) -> bool | None:
@@ -293,11 +298,12 @@ def model(dbt, session):
     files = change_files(
         model_name, landing, days_in_interval(dbt.interval.start, dbt.interval.end)
     )
+    landed = dbt.source("landing", "order_change_files")  # listed once every file is known to exist
     frames = []
     for day, path in files:
         check_header(model_name, path, read_header(path))
         frame = session.createDataFrame(
-            file_records(session, path),
+            file_records(landed, path),
             "line_number int, raw_line string, fields array<string>, parse_problem string",
         )
         frames.append(

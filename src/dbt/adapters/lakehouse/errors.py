@@ -1,0 +1,61 @@
+"""Errors from Spark reach dbt with the table format's own message, and only through dbt.
+
+PySpark 4.1 turns a JVM exception into a Python one (`CapturedException`) and, while building
+it, logs it (`_log_exception`) with a message it renders again from the error class and its
+parameters, looked up in Spark's own registry of error conditions (`SparkThrowableHelper`).
+Delta 4.4 keeps its error classes (`DELTA_*`) in a registry of its own, so for a Delta error
+that lookup fails inside the JVM, and the Python exception dbt receives is that failure:
+`[INTERNAL_ERROR] Cannot find main error class 'DELTA_MERGE_UNRESOLVED_EXPRESSION'`, with a
+Java stack trace, instead of Delta's text. Spark has no setting to register another registry.
+
+`keep_format_error_messages` makes that rendering fall back to the message the JVM exception
+carries itself (Delta renders it from its own registry) when Spark's registry does not know the
+class, so the exception is built as usual and dbt shows Delta's message.
+
+The same logging writes every SQL error that has a query context (a line and position) as one
+JSON record on standard error, `{"level": "ERROR", "logger": "SQLQueryContextLogger", ...}`,
+with the Java stack trace inside, even for errors dbt-spark expects and handles; dbt reports a
+real failure itself. `quiet_query_context_loggers` leaves only CRITICAL records on those two
+loggers.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+QUERY_CONTEXT_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+
+
+def keep_format_error_messages() -> None:
+    """Fall back to the JVM exception's own message when Spark cannot render its error class."""
+    from py4j.protocol import Py4JError
+    from pyspark.errors.exceptions.captured import CapturedException
+
+    rendered_by_spark = CapturedException.getMessage
+    if getattr(rendered_by_spark, "keeps_format_messages", False):
+        return
+
+    def getMessage(self: Any) -> str:  # noqa: N802 (PySpark's name)
+        try:
+            return rendered_by_spark(self)
+        except Py4JError:
+            # the JVM exception's getMessage(), which CapturedException holds as its text
+            return getattr(self, "_desc", None) or ""
+
+    getMessage.keeps_format_messages = True  # type: ignore[attr-defined]
+    getMessage.__doc__ = rendered_by_spark.__doc__
+    CapturedException.getMessage = getMessage  # type: ignore[method-assign]
+
+
+def quiet_query_context_loggers() -> None:
+    """Only CRITICAL records from PySpark's query-context loggers (dbt reports the error)."""
+    from pyspark.logger import PySparkLogger
+
+    for name in QUERY_CONTEXT_LOGGERS:
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def prepare_pyspark_errors() -> None:
+    keep_format_error_messages()
+    quiet_query_context_loggers()
