@@ -3,7 +3,7 @@
 #               into .jars), runs every pipeline on the embedded local Spark (Delta Lake) and
 #               prints the resulting tables
 #   make test   installs what it needs and runs every test: ruff, sqlfluff, pytest + dbt tests
-#               on Delta (target local) and on Iceberg (target local_iceberg)
+#               on Delta (target local) and on Iceberg (target local_iceberg), in parallel
 #   make bench  re-merges one day of a 3M-row table on Delta, then Iceberg (each its own JVM),
 #               four contenders x three cases; writes docs/benchmarks/ (BENCH_ARGS passes options,
 #               e.g. BENCH_ARGS='--days 300 --label 30M --contenders idempotent_merge --no-cli')
@@ -21,6 +21,11 @@ export LAKEHOUSE_JARS_DIR ?= $(CURDIR)/.jars
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
+# dbt Labs' adapter test suite (tests/adapter, a pytest tree of its own), run by test-delta and
+# test-iceberg after the main tree unless PYTEST_ARGS narrows that; ADAPTER_ARGS narrows it
+# (e.g. ADAPTER_ARGS=tests/adapter/test_basic.py), ADAPTER_ARGS= (empty) skips it.
+ADAPTER_ARGS ?= $(if $(PYTEST_ARGS),,tests/adapter)
+ADAPTER_PYTEST = $(BIN)/python -m pytest -q -c tests/adapter/pytest.ini
 
 .PHONY: install jars java demo demo-iceberg test lint test-delta test-iceberg soak cluster-demo bench clean
 
@@ -54,11 +59,17 @@ lint: install
 
 test-delta: java
 	$(BIN)/python -m pytest -q --target local $(PYTEST_ARGS)
+	$(if $(ADAPTER_ARGS),$(ADAPTER_PYTEST) --target local $(ADAPTER_ARGS))
 
 test-iceberg: java
 	$(BIN)/python -m pytest -q --target local_iceberg $(PYTEST_ARGS)
+	$(if $(ADAPTER_ARGS),$(ADAPTER_PYTEST) --target local_iceberg $(ADAPTER_ARGS))
 
-test: lint test-delta test-iceberg
+# Delta and Iceberg run at the same time, each pytest process with its own JVM, warehouse and
+# metastore (the suite is mostly one core per JVM: 2 cores run both in the time of the slower);
+# each format's output is printed as one block when it ends.
+test: lint
+	$(MAKE) --no-print-directory -j2 --output-sync=recurse test-delta test-iceberg
 
 # The fault scenarios at length: 200 shuffled interval runs (SOAK_RUNS), the killed and the
 # concurrent runs, on both formats.

@@ -38,9 +38,14 @@ def table_format(target: str) -> str:
 
 @pytest.fixture(scope="session", autouse=True)
 def lakehouse_home(tmp_path_factory: pytest.TempPathFactory, target: str) -> Path:
-    """A fresh warehouse and metastore for this process, outside the project."""
+    """A fresh warehouse and metastore for this process, outside the project, and dbt's
+    artifacts and log there too: `make test` runs the Delta and Iceberg processes at once, and
+    two dbt processes must not write one target/ folder (manifest, run_results, partial parse).
+    The scenario steps' processes inherit both settings."""
     home = tmp_path_factory.mktemp(f"lakehouse_{target}")
     configure_environment(home)
+    os.environ["DBT_TARGET_PATH"] = str(home / "target")
+    os.environ["DBT_LOG_PATH"] = str(home / "logs")
     return home
 
 

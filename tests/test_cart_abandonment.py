@@ -4,9 +4,9 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
+from support.tables import commit_count, duplicate_keys, last_commit, rows
 
 from retry_safe.project import describe_failure, interval_vars, run_dbt
-from retry_safe.tables import commit_count, duplicate_keys, last_commit, rows
 
 MODELS = ["retail_daily_product_cart_abandonment", "retail_daily_product_cart_abandonment_df"]
 COLUMNS = [

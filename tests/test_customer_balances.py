@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from support.tables import commit_count, rows
+
 from retry_safe.project import interval_vars, run_dbt
-from retry_safe.tables import commit_count, rows
 
 DAY_1 = interval_vars("2026-11-01", "2026-11-02")
 DAY_2 = interval_vars("2026-11-02", "2026-11-03")

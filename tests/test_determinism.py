@@ -9,10 +9,10 @@ is tested without Spark in tests/unit/test_nondeterministic.py.
 from __future__ import annotations
 
 import pytest
+from support.tables import commit_count, rows
 
 from retry_safe.project import describe_failure, run_dbt
-from retry_safe.tables import commit_count, rows
-from retry_safe.testing import write_project
+from retry_safe.scratch import write_project
 
 SOURCE_COLUMNS = "id bigint, name string, uuid string"
 COLUMNS = ["id", "name", "k"]
@@ -102,7 +102,8 @@ def test_a_key_from_a_non_deterministic_sql_spelling_is_refused(
         root,
         relation,
         [
-            "Model model.scratch.keyed (incremental_strategy='idempotent_merge') is misconfigured:",
+            "Model model.scratch.keyed (incremental_strategy='idempotent_merge'): its configuration"
+            " has problems, so nothing was written:",
             f"the model code uses the non-deterministic {what} in",
             shown,
         ],
@@ -120,7 +121,8 @@ def test_a_predicate_with_a_bare_current_date_is_refused(spark, target, table_fo
         root,
         relation,
         [
-            "Model model.scratch.keyed (incremental_strategy='idempotent_merge') is misconfigured:",
+            "Model model.scratch.keyed (incremental_strategy='idempotent_merge'): its configuration"
+            " has problems, so nothing was written:",
             "incremental_predicates uses the non-deterministic "
             'function current_date() in "target.id > year(current_date) - 3000"',
         ],

@@ -10,9 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.tables import rows
+
 from retry_safe.project import PROJECT_DIR, describe_failure, interval_vars, run_dbt
-from retry_safe.tables import rows
-from retry_safe.testing import write_project
+from retry_safe.scratch import write_project
 
 # A typo in merge_update_columns: dbt-spark's merge updates a column the table does not have.
 TYPO_MODEL = """\

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date, datetime
 
 import pytest
+from support.tables import rows
 
 from retry_safe.project import interval_vars, run_dbt
-from retry_safe.tables import rows
 
 # driverId -> (dob, forename, surname), reference/f1_drivers_1_20.csv
 DRIVERS = {

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from datetime import date
 
+from support.tables import commit_count, rows
 from test_orders import ORDER_COLUMNS, ORDERS, REJECTED, REJECTED_COLUMNS
 
 from retry_safe.project import describe_failure, interval_vars, run_dbt
-from retry_safe.tables import commit_count, rows
-from retry_safe.testing import write_project
+from retry_safe.scratch import write_project
 
 ORDERS_DAY_1 = interval_vars("2026-10-03", "2026-10-04")
 ORDERS_DAY_2 = interval_vars("2026-10-04", "2026-10-05")

@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+from support.tables import commit_count, rows
 
 from retry_safe.project import describe_failure, interval_vars, run_dbt
-from retry_safe.tables import commit_count, rows
-from retry_safe.testing import write_project
+from retry_safe.scratch import write_project
 
 T0, T1, T2, T3 = (datetime(2026, 10, d, 9, 0) for d in (1, 2, 3, 4))
 T1_LATER = datetime(2026, 10, 2, 23, 59, 59)

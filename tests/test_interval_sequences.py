@@ -16,8 +16,9 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
+from support.tables import duplicate_keys, rows
+
 from retry_safe.project import interval_vars, run_dbt
-from retry_safe.tables import duplicate_keys, rows
 
 HEADER = "order_id,customer_id,status,amount,currency,ordered_at,updated_at"
 ORDER_COLUMNS = HEADER.split(",")

@@ -1,4 +1,4 @@
-"""Runs killed with SIGKILL at three points of every incremental model, then rerun.
+"""Runs killed with SIGKILL at three points of the incremental models, then rerun.
 
 Reference document 004, for the whole project. The plan below loads every pipeline over two or
 three intervals. Each killed step runs in a process of its own, as a scheduler's task would,
@@ -70,8 +70,8 @@ class Kill:
     point: str  # before | writing | committed
 
 
-# Every incremental model once; each point on SQL and on Python models.
-KILLS = [
+# Every incremental model once; each point on SQL and on Python models (`make soak`).
+ALL_KILLS = [
     Kill(3, CART, "before"),
     Kill(4, f"{CART}_df", "writing"),
     Kill(5, "rejected_orders", "committed"),  # the first load's CREATE
@@ -81,6 +81,12 @@ KILLS = [
     Kill(12, "customer_balances_versioned", "writing"),
     Kill(13, "customer_balances_additive", "committed"),  # applied twice would be wrong
 ]
+# `make test`: each point on a SQL and a Python model, a first load's CREATE and an additive
+# batch (every row of the README's fault table about killed runs), in 6 processes instead of 9.
+# A killed step's model must not have committed earlier in the same process (the marker of an
+# earlier step would be taken for the killed one's): hence the versioned kill before the
+# additive one.
+KILLS = ALL_KILLS if os.environ.get("SOAK_RUNS") else [ALL_KILLS[i] for i in (0, 1, 2, 6, 7)]
 
 
 class Scenario:

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from retry_safe.project import interval_vars, run_dbt
-from retry_safe.testing import write_project
+from retry_safe.scratch import write_project
 
 RENDER_MACRO = """\
 {% macro render_idempotent_merge(cfg, one_row_per_key=false) %}

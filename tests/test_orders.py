@@ -7,10 +7,10 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 import pytest
+from support.tables import duplicate_keys, rows
 
 from retry_safe.project import PROJECT_DIR, describe_failure, interval_vars, run_dbt
-from retry_safe.tables import duplicate_keys, rows
-from retry_safe.testing import write_project
+from retry_safe.scratch import write_project
 
 ORDER_COLUMNS = [
     "order_id",

@@ -11,9 +11,10 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
+from support.tables import rows
+
 from retry_safe.project import run_dbt
-from retry_safe.tables import rows
-from retry_safe.testing import write_project
+from retry_safe.scratch import write_project
 
 # Row 2 is empty but for its id (NULL in every type). Row 3's note is one CSV field:
 # backslashes are plain characters in CSV. Row 5's note holds a line break.

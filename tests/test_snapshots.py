@@ -10,8 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
+from support.tables import rows
+
 from retry_safe.project import interval_vars, run_dbt
-from retry_safe.tables import rows
 
 DAY_1 = interval_vars("2026-10-03", "2026-10-04")
 DAY_2 = interval_vars("2026-10-04", "2026-10-05")

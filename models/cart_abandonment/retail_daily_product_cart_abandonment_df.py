@@ -8,8 +8,10 @@ from pyspark.sql import functions as F
 
 
 def model(dbt, session):
-    # incremental, idempotent_merge: the folder defaults; the merge configs: the yml beside this file
-    dbt.config(submission_method="session")
+    # dbt-core makes a Python model a table unless it says otherwise (dbt_project.yml's
+    # +materialized does not reach it); the strategy and merge configs: the folder default and
+    # the yml beside this file
+    dbt.config(materialized="incremental", submission_method="session")
     start_date = F.lit(dbt.interval.start.date())
     end_date = F.lit(dbt.interval.end.date())
 

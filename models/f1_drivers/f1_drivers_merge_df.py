@@ -9,8 +9,10 @@ from pyspark.sql import functions as F
 
 
 def model(dbt, session):
-    # incremental, idempotent_merge: the folder defaults; the merge configs: the yml beside this file
-    dbt.config(submission_method="session")
+    # dbt-core makes a Python model a table unless it says otherwise (dbt_project.yml's
+    # +materialized does not reach it); the strategy and merge configs: the folder default and
+    # the yml beside this file
+    dbt.config(materialized="incremental", submission_method="session")
     start, end = dbt.interval.start, dbt.interval.end
     batch = dbt.ref("f1_driver_batches").filter(
         (F.col("batch_date") >= F.lit(start.date())) & (F.col("batch_date") < F.lit(end.date()))

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dbt.adapters.lakehouse.jars import JARS_DIR_VARIABLE, MANIFEST, read_manifest
+from retry_safe.project import PROJECT_DIR
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
 CHECKSUMS = ("sha512", "sha256", "sha1")  # strongest first
 TIMEOUT = 120

@@ -15,7 +15,33 @@ from typing import Any
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
+
+def find_project_dir() -> Path:
+    """This dbt project's folder (profiles/, conf/, landing/, .jars/ are found from it): the
+    environment variable LAKEHOUSE_PROJECT_DIR, else, as dbt finds a project, the current
+    directory or the nearest folder above it that holds a dbt_project.yml. Never this module's
+    own location, which is site-packages unless the package is installed editable."""
+    configured = os.environ.get("LAKEHOUSE_PROJECT_DIR")
+    if configured:
+        folder = Path(configured).resolve()
+        if not (folder / "dbt_project.yml").is_file():
+            raise RuntimeError(
+                f"LAKEHOUSE_PROJECT_DIR is {configured}, which holds no dbt_project.yml. Set it "
+                "to the project folder (the one with dbt_project.yml), or unset it and run from "
+                "that folder."
+            )
+        return folder
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / "dbt_project.yml").is_file():
+            return folder
+    raise RuntimeError(
+        f"No dbt_project.yml in {here} or in any folder above it. Run from the project folder "
+        "(the one with dbt_project.yml, as make does), or set LAKEHOUSE_PROJECT_DIR to it."
+    )
+
+
+PROJECT_DIR = find_project_dir()
 TARGETS = {"local": "delta", "local_iceberg": "iceberg", "cluster": "delta"}
 
 

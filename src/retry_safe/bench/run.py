@@ -34,7 +34,7 @@ from retry_safe.bench.measure import (
 )
 from retry_safe.bench.settings import CASES, SCHEMA, Settings
 from retry_safe.project import PROJECT_DIR, interval_vars, run_dbt
-from retry_safe.testing import write_project
+from retry_safe.scratch import write_project
 
 
 def portable(path: Path) -> str:

@@ -7,7 +7,7 @@ from dbt_common.exceptions import CompilationError
 
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
-from dbt.adapters.lakehouse import determinism, show
+from dbt.adapters.lakehouse import determinism, ledger, show
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_interval
 from dbt.adapters.lakehouse.metastore_settings import with_session_defaults
@@ -71,6 +71,21 @@ class LakehouseAdapter(SparkAdapter):
         found = determinism.find_nondeterministic(code, language)
         return found.as_dict() if found else None
 
+    @available
+    def interval_ledger(
+        self,
+        model_id: str,
+        relation: str,
+        commits: list,
+        begin: object = None,
+        version_label: str = "version",
+    ) -> dict:
+        """The interval ledger of a model's table (ledger.py): commits is [version, commit
+        metadata] per commit, oldest first. Returns {'intervals': loaded intervals and gaps in
+        time order, 'lines': the same as text}; macro lakehouse_intervals."""
+        pieces = ledger.listing(model_id, [(str(v), m) for v, m in commits], begin)
+        return {"intervals": pieces, "lines": ledger.lines(relation, pieces, version_label)}
+
     def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:
         return AdapterResponse(_message="OK", rows_affected=None)
 
@@ -78,4 +93,7 @@ class LakehouseAdapter(SparkAdapter):
         """dbt-spark's relations, with the session catalog's Iceberg tables marked is_iceberg
         (they say `Provider: hive`; relations.py)."""
         relations = super()._build_spark_relation_list(row_list, relation_info_func)
-        return [with_iceberg_detected(relation) for relation in relations]
+        # `show table extended in <schema>` also lists the session's temporary views (a SQL
+        # model's <model>__dbt_tmp), with no schema; as relations they broke
+        # `dbt docs generate` run in the same session ('NoneType' has no attribute 'lower')
+        return [with_iceberg_detected(relation) for relation in relations if relation.schema]

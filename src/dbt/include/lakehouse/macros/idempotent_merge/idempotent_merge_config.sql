@@ -24,9 +24,11 @@
     {%- set insert_expressions = config.get('merge_insert_expressions') or {} -%}
     {%- set version_column = config.get('version_column') -%}
     {%- set tie_break_column = config.get('tie_break_column') -%}
-    {%- set interval_column = config.get('interval_column') -%}
+    {#- microbatch: the batch is the interval, event_time its column; rows of the batch that vanished are deleted (unless batch_column) -#}
+    {%- set microbatch = config.get('incremental_strategy') == 'microbatch' -%}
+    {%- set interval_column = config.get('interval_column') or (config.get('event_time') if microbatch else none) -%}
     {%- set batch_column = config.get('batch_column') -%}
-    {%- set delete_missing = config.get('delete_missing_in_interval', false) -%}
+    {%- set delete_missing = config.get('delete_missing_in_interval', microbatch and not batch_column) -%}
     {%- set applied_column = idempotent_merge_applied_column() -%}
     {%- set allow_nondeterministic = config.get('allow_nondeterministic_model', false) -%}
 
@@ -50,7 +52,7 @@
     {%- endif -%}
     {%- for k in keys if not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', k | string) -%}
         {%- set problem -%}
-            unique_key entry {{ k | tojson }} is not a column name. Compute the key as a
+            unique_key entry {{ '"' ~ k ~ '"' }} is not a column name. Compute the key as a
             column in the model and name that column.
         {%- endset -%}
         {%- do problems.append(problem) -%}
@@ -72,7 +74,7 @@
     {%- for setting, named_columns in named -%}
         {%- for col in named_columns if modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', col | string) and (col | string | lower) not in names -%}
             {%- set problem -%}
-                {{ setting }} names the column {{ col | tojson }}, which the model does not
+                {{ setting }} names the column {{ '"' ~ col ~ '"' }}, which the model does not
                 have. Its columns are: {{ columns | join(', ') }}.
             {%- endset -%}
             {%- do problems.append(problem) -%}
@@ -132,7 +134,7 @@
     {%- endif -%}
     {%- for col, expression in update_expressions.items() if modules.re.search('(?i)\\btarget\\s*\\.', expression) and not batch_column -%}
         {%- set problem -%}
-            merge_update_expressions.{{ col }} = {{ expression | tojson }} reads the target's
+            merge_update_expressions.{{ col }} = {{ '"' ~ expression ~ '"' }} reads the target's
             current value, so applying the same source twice changes the row twice. Set
             batch_column to a column holding the batch id: each batch is then applied to a key
             exactly once.
@@ -141,19 +143,19 @@
     {%- endfor -%}
     {%- for col, expression in insert_expressions.items() if modules.re.search('(?i)\\btarget\\s*\\.', expression) -%}
         {%- set problem -%}
-            merge_insert_expressions.{{ col }} = {{ expression | tojson }} reads target., but an
+            merge_insert_expressions.{{ col }} = {{ '"' ~ expression ~ '"' }} reads target., but an
             inserted row has no target row. Use source. columns and constants only.
         {%- endset -%}
         {%- do problems.append(problem) -%}
     {%- endfor -%}
     {%- for p in predicates if modules.re.search('(?i)\\bsource\\s*\\.', p) -%}
         {%- set problem -%}
-            incremental_predicates entry {{ p | tojson }} reads the source. Predicates bound the
+            incremental_predicates entry {{ '"' ~ p ~ '"' }} reads the source. Predicates bound the
             table's side only (target. or DBT_INTERNAL_DEST.); filter the model's rows in the model.
         {%- endset -%}
         {%- do problems.append(problem) -%}
     {%- endfor -%}
-    {%- do idempotent_merge_raise('is misconfigured:', problems, staging=staging) -%}
+    {%- do idempotent_merge_raise('its configuration has problems, so nothing was written:', problems, staging=staging) -%}
 
     {#- which columns an update sets, and which count as a change -#}
     {%- set lower_keys = keys | map('lower') | list -%}

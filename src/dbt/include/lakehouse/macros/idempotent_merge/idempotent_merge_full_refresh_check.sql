@@ -21,7 +21,7 @@
             the model has no begin config (the first day of its history). Set it, e.g.
             begin: '2026-10-03' in the model's config, then rebuild over [begin, end).
         {%- elif begin is none -%}
-            its begin config {{ (raw_begin | string) | tojson }} is not an ISO-8601 date or
+            its begin config {{ '"' ~ (raw_begin | string) ~ '"' }} is not an ISO-8601 date or
             timestamp. Fix it, then rebuild over [begin, end).
         {%- else -%}
             a full refresh must start at the model's begin ({{ begin.isoformat() }}) to rebuild

@@ -13,6 +13,9 @@
              idempotent_merge_batches_sql) computed once into a cached temporary view and,
              only if there are any, one MERGE: one atomic commit, or nothing;
           5. one report line (idempotent_merge_report).
+        The CREATE and the MERGE each carry the interval ledger entry (model, interval,
+        invocation id) in the table format's own commit metadata (lakehouse_commit_metadata),
+        in the same commit as the data; no change, no commit, no entry.
         Returns the report's figures.
     -#}
     {%- set model_columns = idempotent_merge_columns(source) -%}
@@ -47,9 +50,11 @@
         {%- else -%}
             {%- set initial_sql = idempotent_merge_initial_sql(cfg, source) -%}
         {%- endif -%}
+        {%- do lakehouse_commit_metadata(cfg, file_format, 'create') -%}
         {%- call statement('idempotent_merge_create') -%}
             {{ create_table_as(False, target, initial_sql) }}
         {%- endcall -%}
+        {%- do lakehouse_commit_metadata_reset(file_format) -%}
         {%- set planned = {'insert': source_stats.source_keys, 'applied': source_stats.source_units} -%}
     {%- else -%}
         {%- set changes = target.identifier ~ '__dbt_changes' -%}
@@ -79,9 +84,11 @@
             {%- if row['dbt_im_op'] != 'delete' -%}{%- do applied_units.append(row['units']) -%}{%- endif -%}
         {%- endfor -%}
         {%- if planned -%}
+            {%- do lakehouse_commit_metadata(cfg, file_format, 'merge') -%}
             {%- call statement('idempotent_merge') -%}
                 {{ idempotent_merge_sql(cfg, changes, target) }}
             {%- endcall -%}
+            {%- do lakehouse_commit_metadata_reset(file_format) -%}
             {%- if batch_mode -%}
                 {%- do idempotent_merge_verify_batches(cfg, changes, target) -%}
             {%- endif -%}

@@ -10,7 +10,13 @@
         datetimes, never as text.
         Returns none when no interval is given to a command that writes nothing (compile, docs
         generate, ls, parse): the interval macros then render placeholders.
+        A microbatch model run batch by batch gets its batch instead ([event_time_start,
+        event_time_end) from dbt, see microbatch_bounds), parsed by the same parser.
     -#}
+    {%- if model is defined and model and model.batch -%}
+        {#- a microbatch model's batch: dbt's bounds, through the same parser (microbatch_bounds) -#}
+        {{ return(microbatch_bounds()) }}
+    {%- endif -%}
     {%- set raw_start = var('data_interval_start', none) -%}
     {%- set raw_end = var('data_interval_end', none) -%}
     {%- if not execute or (raw_start is none and raw_end is none and not interval_required()) -%}

@@ -6,11 +6,21 @@
         idempotent_merge_run once the model's rows are staged), so the checks (NULL keys,
         ambiguous duplicates, rows outside the interval) and the newest-row-per-key reduction
         apply to the first load too; dbt-spark would create the table straight from the model
-        SQL, duplicates and all. Every other strategy behaves exactly as in dbt-spark.
+        SQL, duplicates and all. microbatch runs each of dbt's batches through the same engine,
+        the batch as the interval and event_time as the interval column (no partition_by
+        needed). Every other strategy behaves exactly as in dbt-spark.
     -#}
     {%- set file_format = dbt_spark_validate_get_file_format(config.get('file_format', default='parquet')) -%}
     {%- set strategy = lakehouse_validate_incremental_strategy(config.get('incremental_strategy') or 'append', file_format) -%}
-    {%- set idempotent = strategy == 'idempotent_merge' -%}
+    {#- microbatch: dbt calls the materialization once per batch; each batch is an interval for idempotent_merge -#}
+    {%- set idempotent = strategy in ['idempotent_merge', 'microbatch'] -%}
+    {%- if strategy == 'microbatch' -%}
+        {%- do microbatch_check_config() -%}
+    {%- endif -%}
+    {%- if idempotent -%}
+        {#- a commit label left set by an earlier model whose MERGE failed must not reach this model's commits -#}
+        {%- do lakehouse_commit_metadata_reset(file_format) -%}
+    {%- endif -%}
 
     {%- set grant_config = config.get('grants') -%}
     {%- set unique_key = config.get('unique_key', none) -%}
@@ -27,7 +37,7 @@
         {%- set tmp_relation = tmp_relation.include(database=false, schema=false) -%}
     {%- endif -%}
 
-    {%- if strategy in ['insert_overwrite', 'microbatch'] and partition_by -%}
+    {%- if strategy == 'insert_overwrite' and partition_by -%}
         {%- call statement() -%}
             set spark.sql.sources.partitionOverwriteMode = DYNAMIC
         {%- endcall -%}

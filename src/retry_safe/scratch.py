@@ -1,8 +1,10 @@
-"""A throwaway dbt project on the lakehouse adapter, for functional tests.
+"""A throwaway dbt project on the lakehouse adapter, for the benchmark's dbt contenders
+(retry_safe.bench.run) and for the tests' own models.
 
-Like dbt's adapter functional tests (`dbt.tests.util`): a test writes its models as strings,
-runs dbt on them twice or more, then compares relations. The strategy under test comes with the
-adapter (dbt/include/lakehouse/macros), as in any other dbt project.
+Models, extra macros and seeds are given as strings and written under a folder of their own,
+with a dbt_project.yml that picks the table format from the target (Delta, or Iceberg for a
+target named *iceberg*). The strategy comes with the adapter (dbt/include/lakehouse/macros), as
+in any other dbt project. Run dbt on it with retry_safe.project.run_dbt(..., project_dir=root).
 """
 
 from __future__ import annotations

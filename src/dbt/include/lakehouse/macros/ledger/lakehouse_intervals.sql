@@ -1,0 +1,44 @@
+{% macro lakehouse_intervals(model) %}
+    {#-
+        dbt run-operation lakehouse_intervals --args '{model: orders}'
+        Lists the intervals the model's table holds, each with the table version (Delta) or
+        snapshot id (Iceberg) and the dbt invocation that last changed it, and the gaps
+        between the model's begin config (or its first interval) and its last interval. Read
+        from the table's own history: the ledger entries idempotent_merge writes into each
+        commit (lakehouse_commit_metadata). model: the model's name or unique_id.
+        History the format has expired (Delta log retention, Iceberg expire_snapshots) is not
+        listed.
+    -#}
+    {%- set found = [] -%}
+    {%- for node in graph.nodes.values() if node.resource_type == 'model' and model in [node.name, node.unique_id] -%}
+        {%- do found.append(node) -%}
+    {%- endfor -%}
+    {%- if found | length != 1 -%}
+        {{ exceptions.raise_compiler_error('lakehouse_intervals: ' ~ ('no model named ' if not found else 'several models named ') ~ (model | tojson) ~ '. Pass the model name (or its unique_id) as --args \'{model: <name>}\'.') }}
+    {%- endif -%}
+    {%- set node = found[0] -%}
+    {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
+    {%- if relation is none -%}
+        {{ exceptions.raise_compiler_error('lakehouse_intervals: ' ~ node.unique_id ~ ' has no table yet (' ~ node.schema ~ '.' ~ node.alias ~ '). Run the model first.') }}
+    {%- endif -%}
+    {%- set commits = [] -%}
+    {%- set iceberg = node.config.get('file_format') == 'iceberg' -%}
+    {%- if iceberg -%}
+        {%- set history = run_query(
+            "select cast(snapshot_id as string) as version, summary['lakehouse.ledger'] as metadata"
+            ~ " from " ~ relation ~ ".snapshots order by committed_at, snapshot_id") -%}
+        {%- for row in history.rows -%}
+            {%- do commits.append([row['version'], row['metadata']]) -%}
+        {%- endfor -%}
+    {%- else -%}
+        {%- set history = run_query('describe history ' ~ relation) -%}
+        {%- for row in history.rows | sort(attribute='version') -%}
+            {%- do commits.append([row['version'] | string, row['userMetadata']]) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- set ledger = adapter.interval_ledger(node.unique_id, relation | string, commits, node.config.get('begin'), 'snapshot' if iceberg else 'version') -%}
+    {%- for line in ledger.lines -%}
+        {{ log(line, info=True) }}
+    {%- endfor -%}
+    {{ return(ledger) }}
+{% endmacro %}

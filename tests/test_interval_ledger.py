@@ -1,0 +1,97 @@
+"""The interval ledger: each commit of the strategy names its model, interval and invocation in the
+table format's own commit metadata, and `dbt run-operation lakehouse_intervals` lists it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dbt_common.invocation import get_invocation_id
+
+from retry_safe.project import interval_vars, run_dbt
+
+MODEL = "model.retry_safe.f1_drivers_merge"
+
+
+class Messages:
+    """A dbtRunner callback keeping the messages macros log (JinjaLogInfo)."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def __call__(self, event: Any) -> None:
+        if event.info.name == "JinjaLogInfo":
+            self.texts.append(event.info.msg)
+
+
+def commit_ids(spark: Any, relation: str, table_format: str) -> list[str]:
+    """The table's commits, oldest first: Delta versions, Iceberg snapshot ids."""
+    if table_format == "iceberg":
+        query = f"select snapshot_id from {relation}.snapshots order by committed_at"
+        return [str(r["snapshot_id"]) for r in spark.sql(query).collect()]
+    history = spark.sql(f"describe history {relation}").collect()
+    return sorted((str(r["version"]) for r in history), key=int)
+
+
+def commit_metadata(spark: Any, relation: str, table_format: str) -> list[dict | None]:
+    """The ledger entry of each commit, oldest first, read straight from the format's metadata."""
+    if table_format == "iceberg":
+        query = f"select summary from {relation}.snapshots order by committed_at"
+        values = [r["summary"].get("lakehouse.ledger") for r in spark.sql(query).collect()]
+    else:
+        history = spark.sql(f"describe history {relation}").collect()
+        values = [r["userMetadata"] for r in sorted(history, key=lambda r: r["version"])]
+    return [json.loads(v) if v else None for v in values]
+
+
+def listing(target: str) -> list[str]:
+    messages = Messages()
+    run_dbt(
+        ["run-operation", "lakehouse_intervals", "--args", "{model: f1_drivers_merge}"],
+        target,
+        callbacks=[messages],
+    )
+    return messages.texts
+
+
+def test_ledger_lists_loaded_days_their_commits_and_the_gap(spark, target, schema, table_format):
+    relation = f"{schema}.f1_drivers_merge"
+    model = ["run", "--select", "f1_drivers_merge"]
+    run_dbt(["seed", "--select", "f1_driver_batches"], target)
+    run_dbt(model, target, interval_vars("2026-11-01", "2026-11-02"))
+    first = get_invocation_id()
+    run_dbt(model, target, interval_vars("2026-11-03", "2026-11-04"))
+    second = get_invocation_id()
+    # a rerun of day 3 finds nothing to change: no commit, so the ledger keeps `second`
+    run_dbt(model, target, interval_vars("2026-11-03", "2026-11-04"))
+    rerun = get_invocation_id()
+    assert len({first, second, rerun}) == 3
+
+    assert commit_metadata(spark, relation, table_format) == [
+        {
+            "model": MODEL,
+            "interval_start": "2026-11-01T00:00:00+00:00",
+            "interval_end": "2026-11-02T00:00:00+00:00",
+            "invocation_id": first,
+            "load": "create",
+        },
+        {
+            "model": MODEL,
+            "interval_start": "2026-11-03T00:00:00+00:00",
+            "interval_end": "2026-11-04T00:00:00+00:00",
+            "invocation_id": second,
+            "load": "merge",
+        },
+    ]
+    ids = commit_ids(spark, relation, table_format)
+    if table_format == "delta":
+        assert ids == ["0", "1"]
+    label = "snapshot" if table_format == "iceberg" else "version"
+    assert listing(target) == [
+        f"{relation}: intervals [start, end), the commit that last changed each, and gaps",
+        f"  loaded  [2026-11-01T00:00:00Z, 2026-11-02T00:00:00Z)  {label} {ids[0]}"
+        f"  invocation {first}",
+        "  gap     [2026-11-02T00:00:00Z, 2026-11-03T00:00:00Z)",
+        f"  loaded  [2026-11-03T00:00:00Z, 2026-11-04T00:00:00Z)  {label} {ids[1]}"
+        f"  invocation {second}",
+    ]
