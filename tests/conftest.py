@@ -41,9 +41,16 @@ def lakehouse_home(tmp_path_factory: pytest.TempPathFactory, target: str) -> Pat
     """A fresh warehouse and metastore for this process, outside the project, and dbt's
     artifacts and log there too: `make test` runs the Delta and Iceberg processes at once, and
     two dbt processes must not write one target/ folder (manifest, run_results, partial parse).
-    The scenario steps' processes inherit both settings."""
+    The scenario steps' processes inherit these settings."""
     home = tmp_path_factory.mktemp(f"lakehouse_{target}")
     configure_environment(home)
+    # Small tables, hundreds of statements: interpreted expressions instead of Java code compiled
+    # per query (profiles/profiles.yml, LAKEHOUSE_CODEGEN). dbt Labs' adapter suite and the
+    # wheel-install test run with Spark's default, code generation on.
+    os.environ.setdefault("LAKEHOUSE_CODEGEN", "false")
+    # This JVM lives for the whole suite: C2 compiles only what stays hot (a sixth less CPU on
+    # test_idempotent_merge.py); scenario steps' own JVMs run C1 only (support/processes.py).
+    os.environ.setdefault("LAKEHOUSE_JAVA_OPTIONS", "-XX:CompileThresholdScaling=3")
     os.environ["DBT_TARGET_PATH"] = str(home / "target")
     os.environ["DBT_LOG_PATH"] = str(home / "logs")
     return home

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.processes import SHORT_RUN_JAVA_OPTIONS
 
 from retry_safe.cluster import run_on_cluster, standalone_cluster
 
@@ -21,9 +22,12 @@ EXPECTED = [
 
 
 @pytest.mark.slow
-def test_cluster_target_builds_the_same_tables_as_local(tmp_path, table_format):
+def test_cluster_target_builds_the_same_tables_as_local(tmp_path, table_format, monkeypatch):
     if table_format != "delta":
         pytest.skip("the cluster target is the Delta configuration; run once, in the Delta pass")
+    # the master, the worker and the driver are short-lived here: C1 only (support/processes.py)
+    monkeypatch.setenv("SPARK_DAEMON_JAVA_OPTS", SHORT_RUN_JAVA_OPTIONS)
+    monkeypatch.setenv("LAKEHOUSE_JAVA_OPTIONS", SHORT_RUN_JAVA_OPTIONS)
     with standalone_cluster(tmp_path / "spark") as url:
         done = run_on_cluster(url, tmp_path / "warehouse", ["retry_safe.cluster", "--cart-rows"])
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

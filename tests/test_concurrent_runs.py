@@ -12,11 +12,11 @@ cart day once.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
+from support.processes import step_env
 
 from retry_safe.metastore import derby_network_server
 from retry_safe.project import PROJECT_DIR
@@ -87,14 +87,13 @@ def outcomes(process: subprocess.Popen) -> tuple[list[dict], dict]:
 def test_concurrent_runs_commit_or_conflict_and_never_duplicate(tmp_path, target, table_format):
     home = tmp_path / "lakehouse"
     with derby_network_server(tmp_path / "derby") as metastore:
-        env = {
-            **os.environ,
+        env = step_env(
             **metastore,
-            "LAKEHOUSE_HOME": str(home),
-            "LAKEHOUSE_SCHEMA": "analytics",
-            "DBT_TARGET": target,
-            "LAKEHOUSE_HIVE_LOCKS": "true",
-        }
+            LAKEHOUSE_HOME=str(home),
+            LAKEHOUSE_SCHEMA="analytics",
+            DBT_TARGET=target,
+            LAKEHOUSE_HIVE_LOCKS="true",
+        )
         setup, _ = outcomes(scenario(env, SETUP))
         assert all(step["ok"] for step in setup), setup
 

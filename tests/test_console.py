@@ -4,13 +4,13 @@ Java warnings, no Spark/Hive/DataNucleus logging below ERROR)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
 import time
 
 import pytest
+from support.processes import step_env
 
 from dbt.adapters.lakehouse.jvm import filtered_child_stderr
 from retry_safe.project import run_module
@@ -57,12 +57,11 @@ def test_dbt_runs_print_only_dbt_lines(tmp_path, target):
     """A fresh process: JVM start, metastore creation, seeds, one incremental model, then the
     orders pipeline twice, so its Python table model stg_order_change_lines is replaced (on
     Delta that logged a metastore ERROR with a Java stack trace: metastore_settings.py)."""
-    env = {
-        **os.environ,
-        "DBT_TARGET": target,
-        "LAKEHOUSE_HOME": str(tmp_path / "lakehouse"),
-        "LAKEHOUSE_SCHEMA": "console",
-    }
+    env = step_env(
+        DBT_TARGET=target,
+        LAKEHOUSE_HOME=str(tmp_path / "lakehouse"),
+        LAKEHOUSE_SCHEMA="console",
+    )
     plan = [
         ["seed"],
         ["retail_daily_product_cart_abandonment", "2026-01-01", "2026-01-04"],

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.processes import step_env
 from support.tables import rows
 
 from retry_safe.project import PROJECT_DIR, describe_failure, interval_vars, run_dbt
@@ -84,7 +85,7 @@ def test_a_second_process_on_the_embedded_metastore_stops_in_one_line(
     command = [str(Path(sys.executable).with_name("dbt")), "run", "--select", "orders"]  # the CLI
     command += ["--target", target, "--vars", json.dumps(interval_vars("2026-10-03", "2026-10-04"))]
     command += ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]
-    env = {**os.environ, "LAKEHOUSE_HOME": str(lakehouse_home), "LAKEHOUSE_SCHEMA": "second"}
+    env = step_env(LAKEHOUSE_HOME=str(lakehouse_home), LAKEHOUSE_SCHEMA="second")
     done = subprocess.run(
         command, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=600
     )

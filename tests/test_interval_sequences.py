@@ -4,7 +4,8 @@ Generated order change files (late rows, repeated rows, several versions of one 
 file, bad lines) are loaded by a seeded random sequence of intervals of one to three days, out
 of order and with repeats. After every run the tables must equal what the reference below
 computes from the files loaded so far: for each order the newest valid version, and every bad
-line of every loaded file with its reason. `SOAK_RUNS` makes the sequence longer (`make soak`).
+line of every loaded file with its reason. `make test` runs 16 intervals; `SOAK_RUNS` makes the
+sequence longer (`make soak`: 200).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ FIRST_DAY = date(2026, 10, 1)
 DAYS = 8
 ORDER_IDS = range(3001, 3013)
 STATUSES = ["placed", "shipped", "cancelled"]  # the accepted set (var orders_accepted_statuses)
-RUNS = int(os.environ.get("SOAK_RUNS", "32"))
+RUNS = int(os.environ.get("SOAK_RUNS", "16"))
 SEED = int(os.environ.get("SOAK_SEED", "20261130"))
 
 
@@ -120,11 +121,13 @@ def write_files(files: list[ChangeFile], landing: Path) -> None:
 
 
 def generate_runs(rng: random.Random) -> list[tuple[int, int]]:
-    """(first day index, number of days) per run; shuffled, overlapping, repeated."""
-    runs = [(index, 1) for index in range(DAYS)] * 2
-    while len(runs) < RUNS:
+    """(first day index, number of days) per run: every day once, random intervals of one to
+    three days (days loaded again, overlapping intervals) and one run repeated exactly, shuffled."""
+    runs = [(index, 1) for index in range(DAYS)]
+    while len(runs) < RUNS - 1:
         start = rng.randrange(DAYS)
         runs.append((start, rng.randint(1, min(3, DAYS - start))))
+    runs.append(rng.choice(runs))
     rng.shuffle(runs)
     return runs
 
@@ -154,9 +157,12 @@ def test_shuffled_repeated_intervals_match_the_reference(spark, target, schema, 
     runs = generate_runs(rng)
     landing = tmp_path / "landing"
     write_files(files, landing)
-    # The sequence really is out of order and repeated, and the files hold every hazard.
-    assert len(runs) >= 30 and len(set(runs)) < len(runs)
+    # The sequence really is out of order, repeated and overlapping, and the files hold every
+    # hazard.
+    assert len(runs) == RUNS >= 16 and len(set(runs)) < len(runs)
     assert any(b[0] < a[0] for a, b in zip(runs, runs[1:], strict=False))
+    assert any(length > 1 for _, length in runs), "no interval of several days"
+    assert sum(length for _, length in runs) > DAYS + 4, "few days loaded twice"
     assert any(len(f.valid) > len(set(f.valid)) for f in files), "no repeated line"
     assert any(f.rejected for f in files), "no bad line"
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from dbt.cli.main import dbtRunner
 from dbt_common.invocation import get_invocation_id
+from support.processes import step_env
 from support.tables import rows
 
 from retry_safe.project import configure_environment, describe_failure, interval_vars, run_dbt
@@ -200,7 +201,7 @@ print("AFTER " + json.dumps(dump()))
 
 def test_a_killed_multi_batch_run_rerun_ends_in_the_same_table(target, schema, tmp_path):
     root = events_project(tmp_path / "killed")
-    env = {**os.environ, "LAKEHOUSE_HOME": str(tmp_path / "home"), "LAKEHOUSE_SCHEMA": schema}
+    env = step_env(LAKEHOUSE_HOME=str(tmp_path / "home"), LAKEHOUSE_SCHEMA=schema)
     dbt = [str(Path(sys.executable).parent / "dbt"), *KILLED_RUN]
     process = subprocess.Popen(
         [*dbt, "--project-dir", str(root), "--target", target],

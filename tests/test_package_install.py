@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.processes import SHORT_RUN_JAVA_OPTIONS
 
 pytestmark = pytest.mark.slow
 
@@ -124,7 +125,8 @@ def fresh_environment(workdir: Path, wheel: Path) -> Path:
 
 def subprocess_env(bin_dir: Path, profiles: Path, home: Path) -> dict[str, str]:
     """This process's environment without its dbt, lakehouse and Python settings, plus the new
-    project's: its profiles, its warehouse, and the jars `make install` put in .jars."""
+    project's: its profiles, its warehouse, the jars `make install` put in .jars, and a short
+    run's JVM options (the template's LAKEHOUSE_JAVA_OPTIONS)."""
     jars = Path(os.environ.get("LAKEHOUSE_JARS_DIR") or REPOSITORY / ".jars").resolve()
     env = {
         key: value
@@ -138,6 +140,7 @@ def subprocess_env(bin_dir: Path, profiles: Path, home: Path) -> dict[str, str]:
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         "LAKEHOUSE_HOME": str(home),
         "LAKEHOUSE_JARS_DIR": str(jars),
+        "LAKEHOUSE_JAVA_OPTIONS": SHORT_RUN_JAVA_OPTIONS,
     }
 
 
