@@ -192,12 +192,14 @@ class Scenario:
         deadline = time.monotonic() + 600
         try:
             while time.monotonic() < deadline and process.poll() is None:
+                appended = ""
                 if self.log.exists():
                     with self.log.open() as handle:
                         handle.seek(position)
-                        text += handle.read()
+                        appended = handle.read()
                         position = handle.tell()
-                if self.marker_in_last_step(text, len(plan), kill):
+                text += appended
+                if appended and self.marker_in_last_step(text, len(plan), kill):
                     if kill.point != "writing":
                         os.killpg(process.pid, signal.SIGKILL)
                         return kill.point
