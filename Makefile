@@ -66,10 +66,10 @@ test-iceberg: java
 	$(if $(ADAPTER_ARGS),$(ADAPTER_PYTEST) --target local_iceberg $(ADAPTER_ARGS))
 
 # Delta and Iceberg run at the same time, each pytest process with its own JVM, warehouse and
-# metastore (the suite is mostly one core per JVM: 2 cores run both in the time of the slower);
-# each format's output is printed as one block when it ends.
-test: lint
-	$(MAKE) --no-print-directory -j2 --output-sync=recurse test-delta test-iceberg
+# metastore (the suite is mostly one core per JVM: 2 cores run both in the time of the slower),
+# the linters beside them; each one's output is printed as one block when it ends.
+test: java
+	$(MAKE) --no-print-directory -j3 --output-sync=recurse lint test-delta test-iceberg
 
 # The fault scenarios at length: 200 shuffled interval runs (SOAK_RUNS), the killed and the
 # concurrent runs, on both formats.

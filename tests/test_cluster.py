@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.processes import SHORT_RUN_JAVA_OPTIONS
+from support.processes import SHORT_RUN_JAVA_OPTIONS, once_per_suite
 
 from retry_safe.cluster import run_on_cluster, standalone_cluster
 
@@ -22,9 +22,9 @@ EXPECTED = [
 
 
 @pytest.mark.slow
-def test_cluster_target_builds_the_same_tables_as_local(tmp_path, table_format, monkeypatch):
-    if table_format != "delta":
-        pytest.skip("the cluster target is the Delta configuration; run once, in the Delta pass")
+def test_cluster_target_builds_the_same_tables_as_local(tmp_path, target, monkeypatch):
+    # the cluster target is the Delta configuration, in processes of its own (any pass can run it)
+    once_per_suite(target)
     # the master, the worker and the driver are short-lived here: C1 only (support/processes.py)
     monkeypatch.setenv("SPARK_DAEMON_JAVA_OPTS", SHORT_RUN_JAVA_OPTIONS)
     monkeypatch.setenv("LAKEHOUSE_JAVA_OPTIONS", SHORT_RUN_JAVA_OPTIONS)

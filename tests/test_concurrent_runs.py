@@ -2,11 +2,11 @@
 intervals.
 
 The embedded Derby metastore admits one process, so the two writers share a Derby network server
-(retry_safe.metastore) as they would share a Hive metastore in production. Both processes start
-their sessions, meet at a barrier, then run the same steps together. Each run either commits or
-fails with the table format's own conflict error; the failed steps are rerun afterwards, and the
-tables must then hold exactly the rows of one clean run: an additive batch applied once, every
-cart day once.
+(retry_safe.metastore) as they would share a Hive metastore in production. The first process
+loads the setup while the second starts its session; both meet at a barrier, then run the same
+steps together. Each run either commits or fails with the table format's own conflict error; the
+failed steps are rerun afterwards, and the tables must then hold exactly the documents' rows: an
+additive batch applied once, every cart day once.
 """
 
 from __future__ import annotations
@@ -94,15 +94,15 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(tmp_path, target
             DBT_TARGET=target,
             LAKEHOUSE_HIVE_LOCKS="true",
         )
-        setup, _ = outcomes(scenario(env, SETUP))
-        assert all(step["ok"] for step in setup), setup
-
+        # The first writer loads the setup while the second starts its session; both then
+        # meet at the barrier and run their steps together.
         barrier = str(tmp_path / "barrier")
-        writers = [
-            scenario(env, [["barrier", barrier, 2], *plan], log=f"logs{n}")
-            for n, plan in enumerate(CONCURRENT)
-        ]
-        results = [outcomes(writer)[0] for writer in writers]
+        waits = [["barrier", barrier, 2]]
+        plans = [[*SETUP, *waits, *CONCURRENT[0]], [*waits, *CONCURRENT[1]]]
+        writers = [scenario(env, plan, log=f"logs{n}") for n, plan in enumerate(plans)]
+        first, second = [outcomes(writer)[0] for writer in writers]
+        setup, results = first[: len(SETUP)], [first[len(SETUP) :], second]
+        assert all(step["ok"] for step in setup), setup
 
         failed = [step for steps in results for step in steps if not step["ok"]]
         for step in failed:

@@ -6,11 +6,13 @@ environment's own `dbt init` creates a brand-new project and its `type: lakehous
 outside this repository, answering the questions of the adapter's profile_template.yml; the
 project gets one SQL and one Python idempotent_merge model over inline rows, and its `dbt run`
 (a process of its own, its own JVM and metastore) runs twice: the first run writes exactly the
-rows below, the second commits nothing to either table.
+rows below, the second commits nothing to either table. One environment serves a Delta project
+and an Iceberg project; the test runs once per suite (support/processes.py).
 
 The tables are read from their folders: the project's embedded metastore belongs to its own
-process. A Delta commit is a `_delta_log/<version>.json`; an Iceberg commit is a snapshot of the
-table's current `metadata/<sequence>-<uuid>.metadata.json`.
+process. A Delta commit is a `_delta_log/<version>.json` (its live data files: the log's `add`
+actions less its `remove` actions); an Iceberg commit is a snapshot of the table's current
+`metadata/<sequence>-<uuid>.metadata.json`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support.processes import SHORT_RUN_JAVA_OPTIONS
+from support.processes import SHORT_RUN_JAVA_OPTIONS, once_per_suite
 
 pytestmark = pytest.mark.slow
 
@@ -199,15 +201,36 @@ def log_files(home: Path, table_format: str, table: str) -> list[str]:
     return sorted(path.name for path in log.iterdir())
 
 
+def delta_data_files(folder: Path) -> list[str]:
+    """The parquet files of a Delta table's current version: its log replayed in order."""
+    live: set[str] = set()
+    for commit in sorted((folder / "_delta_log").glob("*.json")):
+        for line in commit.read_text().splitlines():
+            action = json.loads(line)
+            if "add" in action:
+                live.add(action["add"]["path"])
+            elif "remove" in action:
+                live.discard(action["remove"]["path"])
+    return [str(folder / path) for path in sorted(live)]
+
+
 def table_rows(spark, home: Path, table_format: str, table: str, columns: list[str]) -> list:
+    """The table's rows, read from its folder by this process's Spark (any table format's
+    pass: a Delta table's data files are read as plain parquet)."""
     folder = table_folder(home, table_format, table)
-    location = current_metadata(folder) if table_format == "iceberg" else folder
-    frame = spark.read.format(table_format).load(str(location))
+    if table_format == "iceberg":
+        frame = spark.read.format("iceberg").load(str(current_metadata(folder)))
+    else:
+        frame = spark.read.parquet(*delta_data_files(folder))
     return [tuple(row) for row in frame.select(*columns).orderBy(columns[0]).collect()]
 
 
-def test_wheel_installs_into_a_new_dbt_project(tmp_path: Path, table_format: str, spark) -> None:
-    wheel = build_wheel(tmp_path)
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, target: str) -> Path:
+    """The wheel, installed into a fresh virtual environment: its bin/ folder."""
+    once_per_suite(target)
+    workdir = tmp_path_factory.mktemp("wheel")
+    wheel = build_wheel(workdir)
     with zipfile.ZipFile(wheel) as archive:
         packaged = set(archive.namelist())
     shipped = {
@@ -217,8 +240,14 @@ def test_wheel_installs_into_a_new_dbt_project(tmp_path: Path, table_format: str
     }
     assert "dbt/include/lakehouse/profile_template.yml" in shipped
     assert shipped - packaged == set()
+    return fresh_environment(workdir, wheel)
 
-    bin_dir = fresh_environment(tmp_path, wheel)
+
+@pytest.mark.parametrize("project_format", ["delta", "iceberg"])
+def test_wheel_installs_into_a_new_dbt_project(
+    installed: Path, tmp_path: Path, project_format: str, spark
+) -> None:
+    bin_dir, table_format = installed, project_format
     profiles, home = tmp_path / "profiles", tmp_path / "home"
     env = subprocess_env(bin_dir, profiles, home)
     installed = run(

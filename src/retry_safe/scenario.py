@@ -21,6 +21,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from dbt_common.tests import enable_test_caching
+
 from retry_safe.project import configure_environment, interval_vars, run_dbt
 from retry_safe.tables import dump_tables
 
@@ -57,9 +59,11 @@ def barrier(folder: str, parties: int) -> None:
 def steps(plan: list[list[str]], keep_going: bool = False, target: str | None = None) -> bool:
     """Run the steps in order and print one STEP line each; False if any failed.
 
-    Without keep_going the first failure raises with dbt's error text. Also called in-process
-    (a test's clean run), with the test's target.
+    Without keep_going the first failure raises with dbt's error text. Each step's new vars make
+    dbt parse the project again: the parsed Jinja templates are kept between the steps, as dbt
+    Labs' test fixtures keep them (a scheduler's task runs one dbt command per process).
     """
+    enable_test_caching()
     target = target or os.environ.get("DBT_TARGET", "local")
     all_passed = True
     for step in plan:

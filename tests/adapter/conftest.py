@@ -55,6 +55,10 @@ def lakehouse_target(
     for variable, default in (("LAKEHOUSE_JARS_DIR", ".jars"), ("LAKEHOUSE_CONF_DIR", "conf")):
         os.environ[variable] = str((REPOSITORY / os.environ.get(variable, default)).resolve())
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+    # The suite's JVM runs as the main tree's does (tests/conftest.py): expressions interpreted
+    # (tiny tables), C2 only for what stays hot. The wheel-install test keeps Spark's defaults.
+    os.environ.setdefault("LAKEHOUSE_CODEGEN", "false")
+    os.environ.setdefault("LAKEHOUSE_JAVA_OPTIONS", "-XX:CompileThresholdScaling=3")
     set_invocation_context(os.environ)
     profiles = yaml.safe_load((REPOSITORY / "profiles" / "profiles.yml").read_text())
     return ProfileRenderer({}).render_data(profiles["retry_safe"]["outputs"][target])
