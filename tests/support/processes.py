@@ -19,7 +19,7 @@ def step_env(**settings: str) -> dict[str, str]:
 
 # Tests whose processes are independent of the pytest process's table format (a standalone
 # cluster, a fresh virtual environment that builds both formats) run once per `make test`, in
-# this pass: the Iceberg pass ends minutes before the Delta pass.
+# this pass: without them the Iceberg pass ends minutes before the Delta pass.
 ONCE_PER_SUITE_TARGET = "local_iceberg"
 
 
