@@ -82,6 +82,9 @@ def start_session(parameters: Mapping[str, str]) -> None:
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    # dbt-spark's Python model code imports pandas-on-Spark, which prints a UserWarning on the
+    # user's console unless this is set before the SparkContext starts (and then sets it itself)
+    os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
     if SparkContext._active_spark_context is not None:
         return
     # another process's JVM holding the embedded metastore: one line now, not 22,000 later
