@@ -11,6 +11,13 @@ DAY_2 = interval_vars("2026-11-02", "2026-11-03")
 DAY_3 = interval_vars("2026-11-03", "2026-11-04")
 COLUMNS = ["id", "name", "balance", "version", "is_deleted"]
 START = [(1, "Ada", 100, 1, False), (2, "Ben", 200, 2, False), (3, "Cyd", 300, 1, False)]
+# Reference document 003's versioned table after day 2: Ben's version 3 with 250, Dan new.
+VERSIONED_AFTER_DAY_2 = [
+    (1, "Ada", 100, 1, False),
+    (2, "Ben", 250, 3, False),
+    (3, "Cyd", 300, 1, False),
+    (4, "Dan", 400, 1, False),
+]
 
 
 def test_versioned_batch_applied_twice_leaves_the_same_rows(spark, target, schema):
@@ -19,12 +26,9 @@ def test_versioned_batch_applied_twice_leaves_the_same_rows(spark, target, schem
     assert rows(spark, f"{schema}.customer_balances_versioned", COLUMNS) == START
     for _ in range(2):
         run_dbt(["run", "--select", "customer_balances_versioned"], target, DAY_2)
-        assert rows(spark, f"{schema}.customer_balances_versioned", COLUMNS) == [
-            (1, "Ada", 100, 1, False),
-            (2, "Ben", 250, 3, False),
-            (3, "Cyd", 300, 1, False),
-            (4, "Dan", 400, 1, False),
-        ]
+        assert (
+            rows(spark, f"{schema}.customer_balances_versioned", COLUMNS) == VERSIONED_AFTER_DAY_2
+        )
 
 
 def test_the_documents_naive_additive_merge_applies_twice(spark, schema, table_format):

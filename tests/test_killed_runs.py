@@ -32,7 +32,7 @@ import pytest
 from support.processes import step_env
 from test_cart_abandonment import COLUMNS as CART_COLUMNS
 from test_cart_abandonment import JAN_1, JAN_2, JAN_3
-from test_customer_balances import ADDITIVE_COLUMNS, ADDITIVE_RESULT
+from test_customer_balances import ADDITIVE_COLUMNS, ADDITIVE_RESULT, VERSIONED_AFTER_DAY_2
 from test_customer_balances import COLUMNS as BALANCE_COLUMNS
 from test_f1_drivers import AFTER_DAY_3
 from test_f1_drivers import COLUMNS as F1_COLUMNS
@@ -81,20 +81,9 @@ EXPECTED = {
     "rejected_orders": (REJECTED_COLUMNS, REJECTED),
     "f1_drivers_merge": (F1_COLUMNS, AFTER_DAY_3),
     "f1_drivers_merge_df": (F1_COLUMNS, AFTER_DAY_3),
-    "customer_balances_versioned": (
-        BALANCE_COLUMNS,
-        [
-            (1, "Ada", 100, 1, False),
-            (2, "Ben", 250, 3, False),
-            (3, "Cyd", 300, 1, False),
-            (4, "Dan", 400, 1, False),
-        ],
-    ),
+    "customer_balances_versioned": (BALANCE_COLUMNS, VERSIONED_AFTER_DAY_2),
     "customer_balances_additive": (ADDITIVE_COLUMNS, ADDITIVE_RESULT),
 }
-# The schema afterwards: the seeds and the plan's models, nothing else.
-SEEDS = ["customer_balance_batches", "customer_versions", "f1_driver_batches"]
-RELATIONS = sorted([*SEEDS, "retail_session_products", "stg_order_change_lines", *TABLES])
 
 
 @dataclass(frozen=True)
@@ -133,7 +122,9 @@ KILLS = ALL_KILLS if SOAK else [ALL_KILLS[i] for i in (0, 1, 2, 7)]
 if not SOAK:
     PLAN = [step for step in PLAN if step[0] != F1_STEP]
     TABLES = {table: keys for table, keys in TABLES.items() if not table.startswith("f1_")}
-    RELATIONS = sorted([*SEEDS, "retail_session_products", "stg_order_change_lines", *TABLES])
+# The schema afterwards: the seeds and the plan's models, nothing else.
+SEEDS = ["customer_balance_batches", "customer_versions", "f1_driver_batches"]
+RELATIONS = sorted([*SEEDS, "retail_session_products", "stg_order_change_lines", *TABLES])
 
 
 class Scenario:

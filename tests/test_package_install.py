@@ -226,7 +226,7 @@ def table_rows(spark, home: Path, table_format: str, table: str, columns: list[s
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory, target: str) -> Path:
+def bin_dir(tmp_path_factory: pytest.TempPathFactory, target: str) -> Path:
     """The wheel, installed into a fresh virtual environment: its bin/ folder."""
     once_per_suite(target)
     workdir = tmp_path_factory.mktemp("wheel")
@@ -245,9 +245,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory, target: str) -> Path:
 
 @pytest.mark.parametrize("project_format", ["delta", "iceberg"])
 def test_wheel_installs_into_a_new_dbt_project(
-    installed: Path, tmp_path: Path, project_format: str, spark
+    bin_dir: Path, tmp_path: Path, project_format: str, spark
 ) -> None:
-    bin_dir, table_format = installed, project_format
+    table_format = project_format
     profiles, home = tmp_path / "profiles", tmp_path / "home"
     env = subprocess_env(bin_dir, profiles, home)
     installed = run(

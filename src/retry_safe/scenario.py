@@ -56,7 +56,7 @@ def barrier(folder: str, parties: int) -> None:
         time.sleep(0.01)
 
 
-def steps(plan: list[list[str]], keep_going: bool = False, target: str | None = None) -> bool:
+def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
     """Run the steps in order and print one STEP line each; False if any failed.
 
     Without keep_going the first failure raises with dbt's error text. Each step's new vars make
@@ -64,7 +64,7 @@ def steps(plan: list[list[str]], keep_going: bool = False, target: str | None = 
     Labs' test fixtures keep them (a scheduler's task runs one dbt command per process).
     """
     enable_test_caching()
-    target = target or os.environ.get("DBT_TARGET", "local")
+    target = os.environ.get("DBT_TARGET", "local")
     all_passed = True
     for step in plan:
         if step[0] == "barrier":
