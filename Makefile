@@ -4,6 +4,10 @@
 #               prints the resulting tables
 #   make test   installs what it needs and runs every test: ruff, sqlfluff, pytest + dbt tests
 #               on Delta (target local) and on Iceberg (target local_iceberg), in parallel
+#   make serve  (make serve-iceberg) one lakehouse server on the same tables: dbt through Spark
+#               Connect (DBT_TARGET=server / server_iceberg), analysts and BI tools through
+#               JDBC (read-only) and the Spark Connect Python client; Ctrl-C stops it
+#   make docs   generates dbt's docs site with its catalog and serves it on localhost:8080
 #   make bench  re-merges one day of a 3M-row table on Delta, then Iceberg (each its own JVM),
 #               four contenders x three cases; writes docs/benchmarks/ (BENCH_ARGS passes options,
 #               e.g. BENCH_ARGS='--days 300 --label 30M --contenders idempotent_merge --no-cli')
@@ -27,7 +31,8 @@ BENCH_ARGS ?=
 ADAPTER_ARGS ?= $(if $(PYTEST_ARGS),,tests/adapter)
 ADAPTER_PYTEST = $(BIN)/python -m pytest -q -c tests/adapter/pytest.ini
 
-.PHONY: install jars java demo demo-iceberg test lint test-delta test-iceberg soak cluster-demo bench clean
+.PHONY: install jars java demo demo-iceberg test lint test-delta test-iceberg soak cluster-demo bench \
+	serve serve-iceberg docs bench-server clean
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -38,8 +43,11 @@ $(STAMP): pyproject.toml requirements.lock
 
 # The Delta and Iceberg jars pinned in pyproject.toml, into $(LAKEHOUSE_JARS_DIR)/<format>/:
 # downloaded and verified once, a no-op (no network) while the folder is complete.
+# Also the lakehouse server's two Java classes (read-only JDBC, the JDBC password), compiled
+# with the JDK's javac into $(LAKEHOUSE_JARS_DIR)/server/: a no-op while up to date.
 jars: $(STAMP)
 	@$(BIN)/python -m retry_safe.jars
+	@$(BIN)/python -m retry_safe.server_classes
 
 install: $(STAMP) jars
 
@@ -80,6 +88,22 @@ soak: java
 	SOAK_RUNS=$(SOAK_RUNS) $(BIN)/python -m pytest -q --target local_iceberg \
 		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py
 
+# SERVE_ARGS: --bind ADDRESS --connect-port N --thrift-port N (a non-loopback address needs
+# LAKEHOUSE_SERVER_TOKEN and LAKEHOUSE_THRIFT_PASSWORD in the environment)
+SERVE_ARGS ?=
+serve: java
+	$(BIN)/python -m retry_safe.server delta $(SERVE_ARGS)
+
+serve-iceberg: java
+	$(BIN)/python -m retry_safe.server iceberg $(SERVE_ARGS)
+
+# dbt's docs site: the catalog (every model's columns) read from the tables of DBT_TARGET
+# (local by default; server / server_iceberg while a server runs), then served on port 8080.
+DOCS_PORT ?= 8080
+docs: java
+	$(BIN)/dbt docs generate --target-path target/docs
+	$(BIN)/dbt docs serve --target-path target/docs --host 127.0.0.1 --port $(DOCS_PORT) --no-browser
+
 cluster-demo: java
 	$(BIN)/python -m retry_safe.cluster
 
@@ -90,6 +114,11 @@ $(BENCH_STAMP): $(STAMP) requirements-bench.lock
 
 bench: java $(BENCH_STAMP)
 	$(BIN)/python -m retry_safe.bench all $(BENCH_ARGS)
+
+# A scheduler's CLI `dbt run` of one cart interval: embedded vs through a lakehouse server, on
+# Delta and Iceberg (3 runs each); writes docs/benchmarks/server.md.
+bench-server: java
+	$(BIN)/python -m retry_safe.bench.server
 
 clean:
 	rm -rf .lakehouse target logs

@@ -19,7 +19,7 @@ import pytest
 from dbt.adapters.lakehouse import jars as check
 from dbt.adapters.lakehouse.jvm import expand_jar_patterns
 from retry_safe import jars
-from retry_safe.bench.job import profile_settings
+from retry_safe.target_settings import profile_settings
 
 FIX = "run `make install` (or `python -m retry_safe.jars`) in the project folder"
 

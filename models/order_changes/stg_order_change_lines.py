@@ -53,6 +53,10 @@ FIELD = r'(?:"(?:[^"]|"")*+"|[^",\r\n]*+)'
 RECORD = re.compile(rf"{FIELD}(?:,{FIELD})*+")
 NOT_UTF8 = re.compile("[\udc80-\udcff]")  # what errors='surrogateescape' makes of a bad byte
 NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# One parsed record of a file, as records() yields it.
+RECORD_TYPE = (
+    "struct<line_number: int, raw_line: string, fields: array<string>, parse_problem: string>"
+)
 
 
 def days_in_interval(start: datetime, end: datetime) -> list[date]:
@@ -184,21 +188,24 @@ def check_header(model_name: str, path: Path, found: list[str]) -> None:
         )
 
 
+def data_records(content: bytes) -> list[tuple[int, str, list[str] | None, str | None]]:
+    """The records of a file's bytes but the header and blank lines, in file order."""
+    lines = io.TextIOWrapper(
+        io.BytesIO(content), encoding="utf-8", errors="surrogateescape", newline=""
+    )
+    return [record for record in records(lines) if record[0] > 1 and record[1].strip()]
+
+
 def file_records(landed: Any, path: Path) -> Any:
     """The file's data records, (line_number, raw_line, fields, parse_problem), in one task.
 
-    landed: the source's rows, one per landed file (path, content, ...).
+    landed: the source's rows, one per landed file (path, content, ...). A Python UDF parses
+    the file's content into an array of records, which inline turns into rows: DataFrame
+    calls only (no RDD), so the same code runs on a classic and a Spark Connect session.
     """
-
-    def parse_file(file: Any) -> Iterator[tuple]:
-        content = io.BytesIO(file.content)
-        lines = io.TextIOWrapper(content, encoding="utf-8", errors="surrogateescape", newline="")
-        for record in records(lines):
-            if record[0] > 1 and record[1].strip():  # not the header, not a blank line
-                yield record
-
-    the_file = landed.where(F.col("path").endswith(f"/{path.name}")).select("content")
-    return the_file.rdd.flatMap(parse_file)
+    parse_file = F.udf(data_records, f"array<{RECORD_TYPE}>", useArrow=False)
+    the_file = landed.where(F.col("path").endswith(f"/{path.name}"))
+    return the_file.select(F.inline(parse_file(F.col("content"))))
 
 
 def fits_amount(text: str | None) -> bool | None:
@@ -302,10 +309,7 @@ def model(dbt, session):
     frames = []
     for day, path in files:
         check_header(model_name, path, read_header(path))
-        frame = session.createDataFrame(
-            file_records(landed, path),
-            "line_number int, raw_line string, fields array<string>, parse_problem string",
-        )
+        frame = file_records(landed, path)
         frames.append(
             frame.withColumn("source_file", F.lit(path.name)).withColumn("file_date", F.lit(day))
         )

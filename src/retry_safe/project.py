@@ -42,7 +42,13 @@ def find_project_dir() -> Path:
 
 
 PROJECT_DIR = find_project_dir()
-TARGETS = {"local": "delta", "local_iceberg": "iceberg", "cluster": "delta"}
+TARGETS = {
+    "local": "delta",
+    "local_iceberg": "iceberg",
+    "cluster": "delta",
+    "server": "delta",
+    "server_iceberg": "iceberg",
+}
 
 
 def configure_environment(lakehouse_home: Path | None = None) -> None:

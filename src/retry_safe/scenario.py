@@ -86,11 +86,16 @@ def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
 
 
 def dump(tables: list[str]) -> None:
-    from pyspark.sql import SparkSession
+    from dbt.adapters.lakehouse.connect import open_session
 
     target = os.environ.get("DBT_TARGET", "local")
     run_dbt(["debug"], target)
-    spark = SparkSession.builder.getOrCreate()
+    # the server targets' Spark Connect session, else the embedded one dbt started
+    spark = open_session()
+    if spark is None:
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
     table_format = "iceberg" if "iceberg" in target else "delta"
     schema = os.environ.get("LAKEHOUSE_SCHEMA", "analytics")
     print("DUMP " + json.dumps(dump_tables(spark, schema, tables, table_format)))

@@ -14,15 +14,12 @@ import time
 from datetime import date
 from typing import Any
 
-import jinja2
-import yaml
-
 from dbt.adapters.lakehouse.jars import require_jars
 from dbt.adapters.lakehouse.jvm import start_session
 from retry_safe.bench.contenders import day_bounds
 from retry_safe.bench.data import COLUMNS, KEYS
 from retry_safe.bench.settings import SCHEMA
-from retry_safe.project import PROJECT_DIR
+from retry_safe.target_settings import profile_settings
 
 
 def reconcile_day(spark: Any, table: str, source: str, day: date) -> int:
@@ -51,24 +48,6 @@ def reconcile_day(spark: Any, table: str, source: str, day: date) -> int:
             values ({", ".join(f"source.{c}" for c in COLUMNS)})
     """)
     return changes.count()
-
-
-def profile_settings(target: str) -> dict[str, str]:
-    """The Spark settings of a dbt target in profiles/profiles.yml, rendered like dbt does."""
-    profiles_dir = os.environ.get("DBT_PROFILES_DIR", str(PROJECT_DIR / "profiles"))
-    with open(os.path.join(profiles_dir, "profiles.yml")) as handle:
-        outputs = yaml.safe_load(handle)["retry_safe"]["outputs"]
-    params = outputs[target]["server_side_parameters"]
-    jinja = jinja2.Environment()
-    jinja.globals["env_var"] = _env_var
-    return {k: jinja.from_string(str(v)).render() for k, v in params.items()}
-
-
-def _env_var(name: str, default: str | None = None) -> str:
-    value = os.environ.get(name, default)
-    if value is None:
-        raise SystemExit(f"profiles.yml needs the environment variable {name}")
-    return value
 
 
 def session(target: str) -> Any:

@@ -106,10 +106,8 @@ def render_bindings(sql: str, bindings: Sequence[Any]) -> str:
 
 
 def with_literal_bindings(connection: Connection) -> Connection:
-    """Give a session-method connection the wrapper that binds values as literals."""
-    from dbt.adapters.spark.connections import SparkConnectionMethod
-
-    if connection.credentials.method != SparkConnectionMethod.SESSION:
+    """Give a session- or connect-method connection the wrapper that binds values as literals."""
+    if connection.credentials.method not in ("session", "connect"):
         return connection
     from dbt.adapters.lakehouse.session_wrapper import LiteralBindingSessionWrapper
 

@@ -1,10 +1,14 @@
-"""Credentials and connection manager: dbt-spark's, under the adapter type ``lakehouse``."""
+"""Credentials and connection manager: dbt-spark's, under the adapter type ``lakehouse``,
+plus the ``connect`` method (a lakehouse server over Spark Connect, connect.py)."""
 
 from dataclasses import dataclass
 
-from dbt.adapters.contracts.connection import Connection
+from dbt_common.dataclass_schema import StrEnum
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.lakehouse.bindings import with_literal_bindings
-from dbt.adapters.lakehouse.errors import prepare_pyspark_errors
+from dbt.adapters.lakehouse.errors import prepare_pyspark_errors, quiet_query_context_loggers
 from dbt.adapters.lakehouse.jars import require_jars
 from dbt.adapters.lakehouse.java import require_java
 from dbt.adapters.lakehouse.jvm import start_session
@@ -15,8 +19,34 @@ from dbt.adapters.spark.connections import (
 )
 
 
+class LakehouseConnectionMethod(StrEnum):
+    """dbt-spark's methods plus connect. Members equal dbt-spark's ("session" == "session")."""
+
+    THRIFT = "thrift"
+    HTTP = "http"
+    ODBC = "odbc"
+    SESSION = "session"
+    CONNECT = "connect"
+
+
+TABLE_FORMATS = ("delta", "iceberg")
+
+
 @dataclass
 class LakehouseCredentials(SparkCredentials):
+    method: LakehouseConnectionMethod = None  # type: ignore[assignment]
+    # connect: the table format the target writes, checked against the server's catalog
+    table_format: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.table_format is not None and self.table_format not in TABLE_FORMATS:
+            msg = (
+                f"table_format is {self.table_format!r} in the profile; it must be delta or "
+                "iceberg (the format of the lakehouse server the target connects to)."
+            )
+            raise DbtRuntimeError(msg)
+
     @property
     def type(self) -> str:
         return "lakehouse"
@@ -27,8 +57,13 @@ class LakehouseConnectionManager(SparkConnectionManager):
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
+        method = connection.credentials.method
+        if method == LakehouseConnectionMethod.CONNECT:
+            # no JSON error record per failed statement on dbt's console (errors.py)
+            quiet_query_context_loggers()
+            return with_literal_bindings(cls.open_connect(connection))
         # An embedded driver without a usable Java would die in a JVM stack trace.
-        if connection.credentials.method == SparkConnectionMethod.SESSION:
+        if method == SparkConnectionMethod.SESSION:
             require_java()
             # Likewise without its table-format jars (ClassNotFoundException for the catalog).
             require_jars(connection.credentials.server_side_parameters)
@@ -38,3 +73,16 @@ class LakehouseConnectionManager(SparkConnectionManager):
             start_session(connection.credentials.server_side_parameters)
         # seed values are bound as Spark SQL literals, not pasted in as '<value>' (bindings.py)
         return with_literal_bindings(super().open(connection))
+
+    @classmethod
+    def open_connect(cls, connection: Connection) -> Connection:
+        """A Spark Connect session to the lakehouse server, no JVM here (connect.py)."""
+        from dbt.adapters.lakehouse.connect import ConnectConnection, connect_session
+        from dbt.adapters.spark.session import SessionConnectionWrapper
+
+        if connection.state == ConnectionState.OPEN:
+            return connection
+        connect_session(connection.credentials)  # fails now, in one line, if unreachable
+        connection.handle = SessionConnectionWrapper(ConnectConnection(connection.credentials))
+        connection.state = ConnectionState.OPEN  # type: ignore[assignment]
+        return connection

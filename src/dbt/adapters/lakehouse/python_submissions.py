@@ -4,6 +4,8 @@ Stock dbt-spark submits Python models only to Databricks clusters. With ``method
 the SQL side already runs in an in-process SparkSession; this helper executes the compiled
 model code (which ends with dbt-spark's own ``saveAsTable``) against that same session, so
 SQL and Python models share one JVM, one catalog and one set of table-format extensions.
+With ``method: connect`` the session is the process's Spark Connect session to the lakehouse
+server (connect.py): the DataFrame plan is built here and runs on the server.
 """
 
 from typing import Any
@@ -11,7 +13,6 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.base import PythonJobHelper
-from dbt.adapters.spark.connections import SparkConnectionMethod
 
 
 def active_session(server_side_parameters: dict[str, Any]) -> Any:
@@ -28,15 +29,26 @@ class SessionPythonJobHelper(PythonJobHelper):
     def __init__(self, parsed_model: dict, credentials: Any) -> None:
         self.model_name = f"{parsed_model['schema']}.{parsed_model['alias']}"
         self.credentials = credentials
-        if credentials.method != SparkConnectionMethod.SESSION:
+        if credentials.method not in ("session", "connect"):
             msg = (
                 f"Python model {self.model_name}: submission_method 'session' needs a target "
-                f"with method: session, but this target uses method: {credentials.method}. "
-                "Run Python models on the local, local_iceberg or cluster targets."
+                f"with method: session or connect, but this target uses method: "
+                f"{credentials.method}. Run Python models on the local, local_iceberg, cluster, "
+                "server or server_iceberg targets."
             )
             raise DbtRuntimeError(msg)
 
     def submit(self, compiled_code: str) -> None:
-        spark = active_session(self.credentials.server_side_parameters)
+        if self.credentials.method == "connect":
+            from dbt.adapters.lakehouse.connect import connect_session
+
+            spark = connect_session(self.credentials)
+        else:
+            spark = active_session(self.credentials.server_side_parameters)
+            # dbt runs the model in a worker thread, which has no active session in the JVM:
+            # there an Iceberg table's overwrite by saveAsTable took Spark's V1 path and failed
+            # ("IcebergSource does not allow create table as select") unless the model's own
+            # code happened to set it (classic createDataFrame does).
+            spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
         code = compile(compiled_code, f"<dbt python model {self.model_name}>", "exec")
         exec(code, {"spark": spark, "__name__": "__dbt_python_model__"})  # noqa: S102

@@ -1,0 +1,123 @@
+"""The ``connect`` method: dbt's statements and Python models through a lakehouse server.
+
+A target with ``method: connect`` opens no JVM. It talks to a running lakehouse server
+(``python -m retry_safe.server``, ``make serve``) over Spark Connect: every SQL statement is
+``spark.sql`` on one Spark Connect session per dbt process, and a Python model's DataFrame code
+is built in dbt's process and executed by the server. dbt-spark's session cursor is reused for
+everything but ``execute`` (its ``execute`` would build a classic SparkSession per statement).
+
+The session is created once per process and server address, released when the process exits
+(the server then drops its temporary views and cached change sets at once, not after its idle
+timeout), and checked on creation: a server that does not listen gives one line naming
+``make serve``, and a server of the other table format (a Delta server for an ``*_iceberg``
+target) one line naming the right command.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+from typing import Any
+
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.spark.session import Connection, Cursor
+
+SERVE_COMMANDS = {"delta": "make serve", "iceberg": "make serve-iceberg"}
+_sessions: dict[str, Any] = {}
+
+
+def connect_url(credentials: Any) -> str:
+    """sc://host:port/;user_id=…[;token=…] from the target (the token only if set)."""
+    url = f"sc://{credentials.host}:{credentials.port}/;user_id={credentials.user or 'dbt'}"
+    return url + (f";token={credentials.token}" if credentials.token else "")
+
+
+def require_listening(credentials: Any) -> None:
+    """One line instead of the Connect client's retries (minutes) when nothing listens."""
+    try:
+        socket.create_connection((credentials.host, int(credentials.port)), timeout=5).close()
+    except OSError as problem:
+        fmt = credentials.table_format or "delta"
+        msg = (
+            f"No lakehouse server answers at {credentials.host}:{credentials.port} "
+            f"({problem.strerror or problem}). Start it first (`{SERVE_COMMANDS.get(fmt)}`, in "
+            "another terminal), or run on an embedded target (--target local / local_iceberg)."
+        )
+        raise DbtRuntimeError(msg) from None
+
+
+def server_format(spark: Any) -> str:
+    """delta or iceberg: the table format of the server's session catalog."""
+    catalog = spark.conf.get("spark.sql.catalog.spark_catalog", "")
+    return "iceberg" if "iceberg" in catalog.lower() else "delta"
+
+
+def require_same_format(spark: Any, credentials: Any) -> None:
+    expected = credentials.table_format
+    actual = server_format(spark)
+    if expected and expected != actual:
+        msg = (
+            f"The lakehouse server at {credentials.host}:{credentials.port} serves {actual} "
+            f"tables, but this target writes {expected}. Stop that server and start "
+            f"`{SERVE_COMMANDS[expected]}`, or use the target of the {actual} server."
+        )
+        raise DbtRuntimeError(msg)
+
+
+def connect_session(credentials: Any) -> Any:
+    """This process's Spark Connect session to the target's server (created on first use)."""
+    url = connect_url(credentials)
+    if url in _sessions:
+        return _sessions[url]
+    require_listening(credentials)
+    # pyspark.sql.functions and friends build Connect expressions only in this mode
+    os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"
+    from pyspark.sql.connect.session import SparkSession
+
+    spark = SparkSession.builder.remote(url).create()
+    try:
+        for key, value in credentials.server_side_parameters.items():
+            spark.conf.set(key, value)
+        require_same_format(spark, credentials)
+    except Exception:
+        spark.stop()
+        raise
+    atexit.register(spark.stop)
+    _sessions[url] = spark
+    return spark
+
+
+def open_session() -> Any:
+    """This process's Spark Connect session, if a connect target opened one."""
+    return next(iter(_sessions.values()), None)
+
+
+class ConnectCursor(Cursor):
+    """dbt-spark's session cursor, running each statement on the Connect session."""
+
+    def __init__(self, credentials: Any) -> None:
+        super().__init__(server_side_parameters=credentials.server_side_parameters)
+        self.credentials = credentials
+
+    def execute(self, sql: str, *parameters: Any) -> None:
+        from pyspark.errors import PySparkException
+
+        if parameters:
+            sql = sql % parameters
+        spark = connect_session(self.credentials)
+        self._rows = None
+        try:
+            self._df = spark.sql(sql)
+        except PySparkException as problem:
+            raise DbtRuntimeError(str(problem)) from problem
+
+
+class ConnectConnection(Connection):
+    def __init__(self, credentials: Any) -> None:
+        super().__init__(server_side_parameters=credentials.server_side_parameters)
+        self.credentials = credentials
+
+    def cursor(self) -> ConnectCursor:
+        return ConnectCursor(self.credentials)

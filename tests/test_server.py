@@ -1,0 +1,329 @@
+"""The lakehouse server: dbt, analysts and BI tools on the same tables at the same time.
+
+One server per format (`python -m retry_safe.server`, what `make serve` runs) on a warehouse of
+its own, started with a token and a password on 127.0.0.1 and free ports, so one start covers
+dbt through Spark Connect, the analysts' endpoints and the authentication. dbt runs as a
+scheduler runs it: processes of their own (`--target server` / `server_iceberg`), which start
+no JVM.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from support.analysts import JdbcReader, as_text, jdbc_query
+from support.processes import step_env
+from test_cart_abandonment import JAN_1, JAN_2, JAN_3
+from test_killed_runs import CART, EXPECTED, F1_STEP, PLAN, columns_of
+from test_orders import ORDERS
+
+from dbt.adapters.lakehouse.metastore_lock import metastore_problem
+from retry_safe.project import PROJECT_DIR
+from retry_safe.scenario import command
+from retry_safe.target_settings import session_settings
+
+TOKEN = "token-for-the-tests"
+PASSWORD = "password-for-the-tests"
+ANALYSTS = os.path.join(os.path.dirname(__file__), "support", "analysts.py")
+# The orders table after the file of October 3 alone, worked out by hand from
+# landing/orders/order_changes_20261003.csv: 1001 shipped, 1002 cancelled, 1004 and 1005 placed
+# (1003's amount is rejected).
+ORDERS_AFTER_OCT_3 = [
+    *ORDERS[:2],
+    (1004, "C01", "placed", Decimal("40.00"), "EUR", *[datetime(2026, 10, 2, 12, 45)] * 2),
+    (1005, "C09", "placed", Decimal("8.75"), "EUR", *[datetime(2026, 10, 3, 14, 10)] * 2),
+]
+# Every committed state an analyst may see while the plan runs (None: not created yet).
+STATES = {
+    f"analytics.{CART}": [None, as_text(JAN_1), as_text(JAN_1 + JAN_2 + JAN_3)],
+    "analytics.orders": [None, as_text(ORDERS_AFTER_OCT_3), as_text(ORDERS)],
+}
+CART_STEPS = [step for step in PLAN if step[0] in (CART, f"{CART}_df")]
+# orders and customer balances, then the F1 pipeline (`make test` kills no F1 model, so the
+# killed runs' plan leaves it out)
+OTHER_STEPS = [step for step in PLAN if step not in CART_STEPS and step[0] not in ("seed", F1_STEP)]
+OTHER_STEPS += [[F1_STEP, f"2026-11-0{day}", f"2026-11-0{day + 1}"] for day in (1, 2, 3)]
+TABLES = list(EXPECTED)  # every model of the project
+# Reruns once everything is loaded: each interval again, out of order (no change, no commit).
+RERUNS = [CART_STEPS[2], CART_STEPS[0], OTHER_STEPS[1], OTHER_STEPS[0]]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen
+    env: dict[str, str]
+    connect_port: int
+    thrift_port: int
+    banner: str
+    home: Path
+
+    @property
+    def url(self) -> str:
+        return f"sc://localhost:{self.connect_port}/;token={TOKEN}"
+
+    def run(self, args: list[str], **env: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            args,
+            cwd=PROJECT_DIR,
+            env={**self.env, **env},
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+
+    def steps(self, plan: list[list[str]], dump: list[str] = ()) -> dict:
+        done = self.run(command(plan, dump))
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        lines = [x for x in done.stdout.splitlines() if x.startswith("DUMP ")]
+        return json.loads(lines[0].removeprefix("DUMP ")) if lines else {}
+
+    def jdbc(self, password: str = PASSWORD):
+        return jdbc_query("127.0.0.1", self.thrift_port, password)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, table_format) -> Iterator[Server]:
+    home = tmp_path_factory.mktemp("server") / "lakehouse"
+    connect_port, thrift_port = free_port(), free_port()
+    env = step_env(
+        LAKEHOUSE_HOME=str(home),
+        LAKEHOUSE_SCHEMA="analytics",
+        LAKEHOUSE_SERVER_TOKEN=TOKEN,
+        LAKEHOUSE_THRIFT_PASSWORD=PASSWORD,
+        LAKEHOUSE_CONNECT_PORT=str(connect_port),
+        LAKEHOUSE_THRIFT_PORT=str(thrift_port),
+        DBT_TARGET="server" if table_format == "delta" else "server_iceberg",
+        DBT_LOG_PATH=str(home / "logs"),
+    )
+    home.mkdir(parents=True)
+    errors = home / "server-stderr.log"  # a file: an unread pipe would fill and stall the JVM
+    process = subprocess.Popen(
+        [sys.executable, "-m", "retry_safe.server", table_format],
+        cwd=PROJECT_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=errors.open("w"),
+        text=True,
+    )
+    banner = []
+    for line in process.stdout:
+        banner.append(line)
+        if line.startswith("Stop with Ctrl-C"):
+            break
+    if process.poll() is not None or not banner[-1:] or "Ctrl-C" not in banner[-1]:
+        process.kill()
+        pytest.fail("the server did not start: " + "".join(banner) + errors.read_text())
+    yield Server(process, env, connect_port, thrift_port, "".join(banner), home)
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def test_the_banner_says_how_to_connect_and_never_the_secrets(server):
+    assert f"sc://localhost:{server.connect_port}/;token=$LAKEHOUSE_SERVER_TOKEN" in server.banner
+    assert f"jdbc:hive2://127.0.0.1:{server.thrift_port}/analytics" in server.banner
+    assert '-n analyst -p "$LAKEHOUSE_THRIFT_PASSWORD"' in server.banner
+    assert TOKEN not in server.banner and PASSWORD not in server.banner
+
+
+def test_a_second_server_on_the_same_home_is_refused_naming_the_first(server, table_format):
+    done = server.run([sys.executable, "-m", "retry_safe.server", table_format])
+    assert done.returncode == 2, done.stderr
+    assert "A lakehouse server already serves" in done.stderr
+    assert f"sc://localhost:{server.connect_port}" in done.stderr
+    assert f"kill {server.process.pid}" in done.stderr
+
+
+def test_an_embedded_run_meanwhile_stops_in_one_line_naming_the_server(server, target):
+    done = server.run(command([["seed"]]), DBT_TARGET=target)
+    assert done.returncode != 0
+    assert "is in use by process" in done.stdout + done.stderr
+    assert "retry_safe.server" in done.stdout + done.stderr
+
+
+def test_pipelines_through_the_server_while_analysts_read_give_the_documents_tables(
+    server, tmp_path
+):
+    """Two dbt processes at once (cart; orders and customer balances), then reruns, while an
+    analyst on JDBC and one on Spark Connect read the cart and orders tables in a loop."""
+    server.steps([["seed"]])
+    tables = list(STATES)
+    jdbc = JdbcReader("127.0.0.1", server.thrift_port, PASSWORD, tables)
+    jdbc.start()
+    stop_file = tmp_path / "stop"
+    connect_log = tmp_path / "connect-analyst.log"  # pyspark logs each failed read there
+    connect = subprocess.Popen(
+        [sys.executable, ANALYSTS, "connect", server.url, str(stop_file), *tables],
+        cwd=PROJECT_DIR,
+        env=server.env,
+        stdout=subprocess.PIPE,
+        stderr=connect_log.open("w"),
+        text=True,
+    )
+    try:
+        logs = [tmp_path / "cart-writer.log", tmp_path / "other-writer.log"]
+        writers = [
+            subprocess.Popen(
+                command(plan),
+                cwd=PROJECT_DIR,
+                env=server.env,
+                stdout=log.open("w"),
+                stderr=subprocess.STDOUT,
+            )
+            for plan, log in zip((CART_STEPS, OTHER_STEPS), logs, strict=True)
+        ]
+        for writer, log in zip(writers, logs, strict=True):
+            writer.wait(timeout=900)
+            assert writer.returncode == 0, log.read_text()[-3000:]
+        result = server.steps(RERUNS, list(TABLES))
+    finally:
+        stop_file.touch()
+        jdbc.done.set()
+        connect_output = connect.communicate(timeout=300)[0]
+        jdbc.join(timeout=60)
+    assert jdbc.error is None, jdbc.error
+    line = next((x for x in connect_output.splitlines() if x.startswith("READS ")), None)
+    assert line, connect_log.read_text()[-3000:]
+    reads = {"JDBC": jdbc.reads, "Spark Connect": json.loads(line.removeprefix("READS "))}
+    for client, seen in reads.items():
+        for table in tables:
+            of_table = [read["rows"] for read in seen if read["table"] == table]
+            assert len(of_table) >= 5, f"{client} read {table} only {len(of_table)} times"
+            wrong = [rows for rows in of_table if rows not in STATES[table]]
+            assert wrong == [], f"{client} saw a state of {table} never committed: {wrong[0]}"
+    for table, (columns, expected) in EXPECTED.items():
+        assert columns_of(result[table], columns) == as_text(expected), table
+    # the first load and one MERGE each; the reruns committed nothing
+    assert len(result[CART]["history"]) == len(result["orders"]["history"]) == 2
+
+
+def test_docs_generate_through_the_server_catalogs_every_model_with_its_columns(server):
+    """Runs after the pipelines: every model of the plan has its table and columns."""
+    target_path = server.home / "docs"
+    done = server.run(
+        [
+            sys.executable,
+            "-m",
+            "dbt.cli.main",
+            "docs",
+            "generate",
+            "--target-path",
+            str(target_path),
+        ]
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    catalog = json.loads((target_path / "catalog.json").read_text())
+    manifest = json.loads((target_path / "manifest.json").read_text())
+    models = [key for key, node in manifest["nodes"].items() if node["resource_type"] == "model"]
+    assert len(models) == 9  # every model but the opt-in f1_drivers_merge_microbatch
+    for unique_id in models:
+        documented = set(manifest["nodes"][unique_id]["columns"])
+        assert set(catalog["nodes"][unique_id]["columns"]) == documented, unique_id
+
+
+@pytest.mark.parametrize(
+    ("token", "message"),
+    [(None, "No authentication token provided"), ("wrong", "Invalid authentication token")],
+)
+def test_spark_connect_without_the_token_is_refused(server, token, message):
+    url = f"sc://localhost:{server.connect_port}" + (f"/;token={token}" if token else "")
+    code = (
+        "import sys; from pyspark.sql import SparkSession; "
+        "SparkSession.builder.remote(sys.argv[1]).getOrCreate().sql('select 1').collect()"
+    )
+    done = server.run([sys.executable, "-c", code, url])
+    assert done.returncode != 0
+    assert message in done.stderr
+
+
+@pytest.mark.parametrize("password", ["wrong", ""])
+def test_jdbc_with_a_wrong_password_is_refused(server, password):
+    with pytest.raises(Exception) as refused:
+        server.jdbc(password)("select 1")
+    assert "Error validating the login" in str(refused.value) or "wrong password" in str(
+        refused.value
+    ), refused.value
+
+
+WRITES = {
+    "drop": "drop table analytics.orders",
+    "insert": "insert into analytics.orders select * from analytics.orders",
+    "merge": (
+        "merge into analytics.orders as target using analytics.orders as source "
+        "on target.order_id = source.order_id when matched then delete"
+    ),
+    "delete": "delete from analytics.orders",
+    "update": "update analytics.orders set status = 'lost'",
+    "create": "create table analytics.analyst_copy as select * from analytics.orders",
+    "alter": "alter table analytics.orders add columns (note string)",
+    "truncate": "truncate table analytics.orders",
+}
+
+
+@pytest.mark.parametrize("statement", list(WRITES))
+def test_an_analyst_on_jdbc_cannot_change_a_table(server, table_format, statement):
+    """After the pipelines test: the orders table exists with the documents' rows."""
+    query = server.jdbc()
+    history = (
+        "select * from analytics.orders.snapshots"
+        if table_format == "iceberg"
+        else "describe history analytics.orders"
+    )
+    commits = len(query(history))
+    with pytest.raises(Exception) as refused:
+        query(WRITES[statement])
+    assert "JDBC/Thrift sessions are read-only" in str(refused.value)
+    assert as_text(query("select * from analytics.orders")) == as_text(ORDERS)
+    assert len(query(history)) == commits
+    assert "analyst_copy" not in str(query("show tables in analytics"))
+
+
+def test_the_printed_beeline_command_reads_the_tables(server):
+    line = next(x for x in server.banner.splitlines() if "beeline:" in x)
+    beeline = line.split("beeline:", 1)[1].strip()
+    done = server.run(
+        [
+            "bash",
+            "-c",
+            f"{beeline} --silent=true --outputformat=csv2 -e "
+            "'select count(*) as n from analytics.orders'",
+        ],
+        PYSPARK_PYTHON=sys.executable,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    # beeline's output ends with the CSV result: its header, then the count
+    assert done.stdout.split()[-2:] == ["n", str(len(ORDERS))]
+
+
+def test_ctrl_c_stops_the_server_and_releases_the_metastore(server, table_format, monkeypatch):
+    """Last: stops the module's server."""
+    server.process.send_signal(signal.SIGINT)
+    server.process.wait(timeout=120)
+    errors = (server.home / "server-stderr.log").read_text()
+    assert server.process.returncode == 0, errors[-3000:]
+    assert "Stopping the lakehouse server." in server.process.stdout.read()
+    target = "local" if table_format == "delta" else "local_iceberg"
+    monkeypatch.setenv("LAKEHOUSE_HOME", str(server.home))
+    settings = session_settings(target)
+    assert metastore_problem(settings) is None
+    java = subprocess.run(["pgrep", "-f", str(server.home)], capture_output=True, text=True)
+    assert java.stdout.strip() == "", f"a process still uses the server's home: {java.stdout}"
+    assert not (server.home / table_format / "server.json").exists()

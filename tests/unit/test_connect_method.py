@@ -1,0 +1,79 @@
+"""The adapter's connect method without a server (src/dbt/adapters/lakehouse/connect.py)."""
+
+from __future__ import annotations
+
+import socket
+from types import SimpleNamespace
+
+import pytest
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.lakehouse.connect import connect_url, require_listening, require_same_format
+from dbt.adapters.lakehouse.connections import LakehouseCredentials
+
+
+def credentials(**overrides):
+    settings = {"host": "localhost", "port": 15002, "token": None, "user": None}
+    return SimpleNamespace(**{"table_format": "delta", **settings, **overrides})
+
+
+def test_the_url_carries_the_user_and_the_token_only_when_set():
+    assert connect_url(credentials()) == "sc://localhost:15002/;user_id=dbt"
+    assert connect_url(credentials(token="s3cret", user="etl")) == (
+        "sc://localhost:15002/;user_id=etl;token=s3cret"
+    )
+
+
+def test_a_server_that_does_not_listen_is_one_line_naming_the_command():
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(DbtRuntimeError) as refused:
+        require_listening(credentials(port=port, table_format="iceberg"))
+    assert f"No lakehouse server answers at localhost:{port}" in str(refused.value)
+    assert "make serve-iceberg" in str(refused.value)
+
+
+class Conf:
+    def __init__(self, catalog: str) -> None:
+        self.catalog = catalog
+
+    def get(self, key: str, default: str = "") -> str:
+        return self.catalog if key == "spark.sql.catalog.spark_catalog" else default
+
+
+@pytest.mark.parametrize(
+    ("catalog", "target_format", "command"),
+    [
+        ("org.apache.spark.sql.delta.catalog.DeltaCatalog", "iceberg", "make serve-iceberg"),
+        ("org.apache.iceberg.spark.SparkSessionCatalog", "delta", "make serve`"),
+    ],
+)
+def test_a_server_of_the_other_format_is_refused_naming_the_right_command(
+    catalog, target_format, command
+):
+    spark = SimpleNamespace(conf=Conf(catalog))
+    with pytest.raises(DbtRuntimeError) as refused:
+        require_same_format(spark, credentials(table_format=target_format))
+    assert f"this target writes {target_format}" in str(refused.value)
+    assert command in str(refused.value)
+
+
+def test_the_same_format_passes():
+    spark = SimpleNamespace(conf=Conf("org.apache.iceberg.spark.SparkSessionCatalog"))
+    require_same_format(spark, credentials(table_format="iceberg"))
+
+
+def test_an_unknown_table_format_in_the_profile_is_refused():
+    with pytest.raises(DbtRuntimeError, match="table_format is 'hudi'"):
+        LakehouseCredentials(
+            method="connect", host="localhost", schema="analytics", table_format="hudi"
+        )
+
+
+def test_connect_is_a_method_of_the_profile():
+    creds = LakehouseCredentials.from_dict(
+        {"method": "connect", "host": "localhost", "port": 15002, "schema": "analytics"}
+    )
+    assert creds.method == "connect"
+    assert creds.type == "lakehouse"
