@@ -4,14 +4,14 @@ One server per format (`python -m retry_safe.server`, what `make serve` runs) on
 its own, started with a token and a password on 127.0.0.1 and free ports, so one start covers
 dbt through Spark Connect, the analysts' endpoints and the authentication. dbt runs as a
 scheduler runs it: processes of their own (`--target server` / `server_iceberg`), which start
-no JVM.
+no JVM. The tests run in file order on the one server: those after the pipelines test read the
+tables it wrote, and the last one stops the server.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -23,14 +23,16 @@ from pathlib import Path
 
 import pytest
 from support.analysts import JdbcReader, as_text, jdbc_query
+from support.docs import documented_columns_missing
 from support.processes import step_env
 from test_cart_abandonment import JAN_1, JAN_2, JAN_3
 from test_killed_runs import CART, EXPECTED, F1_STEP, PLAN, columns_of
 from test_orders import ORDERS
 
 from dbt.adapters.lakehouse.metastore_lock import metastore_problem
-from retry_safe.project import PROJECT_DIR
+from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, SERVER_TARGETS
 from retry_safe.scenario import command
+from retry_safe.server import spawn, stop
 from retry_safe.target_settings import session_settings
 
 TOKEN = "token-for-the-tests"
@@ -59,10 +61,12 @@ TABLES = list(EXPECTED)  # every model of the project
 RERUNS = [CART_STEPS[2], CART_STEPS[0], OTHER_STEPS[1], OTHER_STEPS[0]]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def free_ports() -> tuple[int, int]:
+    """Two ports free now, and different (both sockets are open while the OS picks)."""
+    with socket.socket() as first, socket.socket() as second:
+        first.bind(("127.0.0.1", 0))
+        second.bind(("127.0.0.1", 0))
+        return first.getsockname()[1], second.getsockname()[1]
 
 
 @dataclass
@@ -102,7 +106,7 @@ class Server:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, table_format) -> Iterator[Server]:
     home = tmp_path_factory.mktemp("server") / "lakehouse"
-    connect_port, thrift_port = free_port(), free_port()
+    connect_port, thrift_port = free_ports()
     env = step_env(
         LAKEHOUSE_HOME=str(home),
         LAKEHOUSE_SCHEMA="analytics",
@@ -110,31 +114,34 @@ def server(tmp_path_factory, table_format) -> Iterator[Server]:
         LAKEHOUSE_THRIFT_PASSWORD=PASSWORD,
         LAKEHOUSE_CONNECT_PORT=str(connect_port),
         LAKEHOUSE_THRIFT_PORT=str(thrift_port),
-        DBT_TARGET="server" if table_format == "delta" else "server_iceberg",
+        DBT_TARGET=SERVER_TARGETS[table_format],
         DBT_LOG_PATH=str(home / "logs"),
     )
-    home.mkdir(parents=True)
-    errors = home / "server-stderr.log"  # a file: an unread pipe would fill and stall the JVM
-    process = subprocess.Popen(
-        [sys.executable, "-m", "retry_safe.server", table_format],
+    process = spawn(table_format, env, home / "logs")
+    banner = (home / "logs" / "server.out").read_text()
+    yield Server(process, env, connect_port, thrift_port, banner, home)
+    stop(process)
+
+
+def test_another_address_without_secrets_is_refused_before_anything_starts(tmp_path):
+    env = {**step_env(LAKEHOUSE_HOME=str(tmp_path)), "LAKEHOUSE_SERVER_TOKEN": ""}
+    done = subprocess.run(
+        [sys.executable, "-m", "retry_safe.server", "delta", "--bind", "0.0.0.0"],
         cwd=PROJECT_DIR,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=errors.open("w"),
+        env={key: value for key, value in env.items() if key != "LAKEHOUSE_THRIFT_PASSWORD"},
+        capture_output=True,
         text=True,
+        timeout=120,
+        check=False,
     )
-    banner = []
-    for line in process.stdout:
-        banner.append(line)
-        if line.startswith("Stop with Ctrl-C"):
-            break
-    if process.poll() is not None or not banner[-1:] or "Ctrl-C" not in banner[-1]:
-        process.kill()
-        pytest.fail("the server did not start: " + "".join(banner) + errors.read_text())
-    yield Server(process, env, connect_port, thrift_port, "".join(banner), home)
-    if process.poll() is None:
-        process.kill()
-        process.wait()
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "lakehouse server: Refusing to listen on 0.0.0.0 without authentication: anyone who can "
+        "reach that address could read and write every table. Set LAKEHOUSE_SERVER_TOKEN and "
+        "LAKEHOUSE_THRIFT_PASSWORD (the Spark Connect token and the JDBC password), or bind to "
+        "127.0.0.1."
+    )
+    assert not (tmp_path / "delta").exists()
 
 
 def test_the_banner_says_how_to_connect_and_never_the_secrets(server):
@@ -190,25 +197,41 @@ def test_pipelines_through_the_server_while_analysts_read_give_the_documents_tab
             )
             for plan, log in zip((CART_STEPS, OTHER_STEPS), logs, strict=True)
         ]
-        for writer, log in zip(writers, logs, strict=True):
-            writer.wait(timeout=900)
-            assert writer.returncode == 0, log.read_text()[-3000:]
+        try:
+            for writer, log in zip(writers, logs, strict=True):
+                writer.wait(timeout=900)
+                assert writer.returncode == 0, log.read_text()[-3000:]
+        finally:
+            for writer in writers:
+                if writer.poll() is None:
+                    writer.kill()
+                    writer.wait()
         result = server.steps(RERUNS, list(TABLES))
     finally:
         stop_file.touch()
         jdbc.done.set()
-        connect_output = connect.communicate(timeout=300)[0]
+        try:
+            connect_output = connect.communicate(timeout=300)[0]
+        finally:
+            if connect.poll() is None:
+                connect.kill()
+                connect.wait()
         jdbc.join(timeout=60)
     assert jdbc.error is None, jdbc.error
     line = next((x for x in connect_output.splitlines() if x.startswith("READS ")), None)
     assert line, connect_log.read_text()[-3000:]
     reads = {"JDBC": jdbc.reads, "Spark Connect": json.loads(line.removeprefix("READS "))}
-    for client, seen in reads.items():
+    for client, client_reads in reads.items():
         for table in tables:
-            of_table = [read["rows"] for read in seen if read["table"] == table]
+            of_table = [read["rows"] for read in client_reads if read["table"] == table]
             assert len(of_table) >= 5, f"{client} read {table} only {len(of_table)} times"
             wrong = [rows for rows in of_table if rows not in STATES[table]]
             assert wrong == [], f"{client} saw a state of {table} never committed: {wrong[0]}"
+            # the reads ran while the commits happened (not all before or all after them)
+            states = {json.dumps(rows) for rows in of_table}
+            assert len(states) >= 2, f"{client} saw only one state of {table}: {states}"
+    # shown with pytest -s: how much the analysts read while dbt wrote
+    print("analyst reads:", {client: len(client_reads) for client, client_reads in reads.items()})
     for table, (columns, expected) in EXPECTED.items():
         assert columns_of(result[table], columns) == as_text(expected), table
     # the first load and one MERGE each; the reruns committed nothing
@@ -230,13 +253,7 @@ def test_docs_generate_through_the_server_catalogs_every_model_with_its_columns(
         ]
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    catalog = json.loads((target_path / "catalog.json").read_text())
-    manifest = json.loads((target_path / "manifest.json").read_text())
-    models = [key for key, node in manifest["nodes"].items() if node["resource_type"] == "model"]
-    assert len(models) == 9  # every model but the opt-in f1_drivers_merge_microbatch
-    for unique_id in models:
-        documented = set(manifest["nodes"][unique_id]["columns"])
-        assert set(catalog["nodes"][unique_id]["columns"]) == documented, unique_id
+    assert documented_columns_missing(target_path) == {}
 
 
 @pytest.mark.parametrize(
@@ -263,23 +280,43 @@ def test_jdbc_with_a_wrong_password_is_refused(server, password):
     ), refused.value
 
 
-WRITES = {
-    "drop": "drop table analytics.orders",
-    "insert": "insert into analytics.orders select * from analytics.orders",
-    "merge": (
+# Each statement an analyst tries on JDBC (the last one of a list is the one refused).
+REFUSED = {
+    "drop": ["drop table analytics.orders"],
+    "insert": ["insert into analytics.orders select * from analytics.orders"],
+    "merge": [
         "merge into analytics.orders as target using analytics.orders as source "
         "on target.order_id = source.order_id when matched then delete"
-    ),
-    "delete": "delete from analytics.orders",
-    "update": "update analytics.orders set status = 'lost'",
-    "create": "create table analytics.analyst_copy as select * from analytics.orders",
-    "alter": "alter table analytics.orders add columns (note string)",
-    "truncate": "truncate table analytics.orders",
+    ],
+    "delete": ["delete from analytics.orders"],
+    "update": ["update analytics.orders set status = 'lost'"],
+    "create": ["create table analytics.analyst_copy as select * from analytics.orders"],
+    "alter": ["alter table analytics.orders add columns (note string)"],
+    "truncate": ["truncate table analytics.orders"],
+    "call": ["call spark_catalog.system.expire_snapshots(table => 'analytics.orders')"],
+    "reflect": ["select reflect('java.lang.System', 'getProperty', 'user.dir')"],
+    # the server's environment holds its token: files are read through tables only
+    "file by path": ["select * from binaryFile.`/proc/self/environ`"],
+    # a JDBC session claiming to be a Spark Connect operation
+    "spoofed tag": [
+        "set spark.job.tags=SparkConnect_OperationTag_x",
+        "drop table analytics.orders",
+    ],
+}
+REFUSALS = {
+    "drop": "DROP TABLE (DropTable) is a write",
+    "insert": "INSERT (AppendData) is a write",
+    "call": "CALL (Call) is a write",
+    "reflect": "reflect() can call any Java method",
+    "file by path": "reading files by path (binaryFile.`/proc/self/environ`) is not allowed",
+    "spoofed tag": "DROP TABLE (DropTable) is a write",
 }
 
 
-@pytest.mark.parametrize("statement", list(WRITES))
-def test_an_analyst_on_jdbc_cannot_change_a_table(server, table_format, statement):
+@pytest.mark.parametrize("attempt", list(REFUSED))
+def test_an_analyst_on_jdbc_cannot_change_a_table_nor_read_the_servers_files(
+    server, table_format, attempt
+):
     """After the pipelines test: the orders table exists with the documents' rows."""
     query = server.jdbc()
     history = (
@@ -288,9 +325,15 @@ def test_an_analyst_on_jdbc_cannot_change_a_table(server, table_format, statemen
         else "describe history analytics.orders"
     )
     commits = len(query(history))
+    *before, refused_statement = REFUSED[attempt]
+    for statement in before:
+        query(statement)
     with pytest.raises(Exception) as refused:
-        query(WRITES[statement])
-    assert "JDBC/Thrift sessions are read-only" in str(refused.value)
+        query(refused_statement)
+    message = str(refused.value)
+    assert "lakehouse server: " in message
+    assert "JDBC/Thrift sessions are read-only" in message
+    assert REFUSALS.get(attempt, " is a write") in message
     assert as_text(query("select * from analytics.orders")) == as_text(ORDERS)
     assert len(query(history)) == commits
     assert "analyst_copy" not in str(query("show tables in analytics"))
@@ -298,7 +341,7 @@ def test_an_analyst_on_jdbc_cannot_change_a_table(server, table_format, statemen
 
 def test_the_printed_beeline_command_reads_the_tables(server):
     line = next(x for x in server.banner.splitlines() if "beeline:" in x)
-    beeline = line.split("beeline:", 1)[1].strip()
+    beeline = line.split("beeline:", 1)[1].strip()  # as printed, password variable included
     done = server.run(
         [
             "bash",
@@ -306,7 +349,6 @@ def test_the_printed_beeline_command_reads_the_tables(server):
             f"{beeline} --silent=true --outputformat=csv2 -e "
             "'select count(*) as n from analytics.orders'",
         ],
-        PYSPARK_PYTHON=sys.executable,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     # beeline's output ends with the CSV result: its header, then the count
@@ -315,15 +357,10 @@ def test_the_printed_beeline_command_reads_the_tables(server):
 
 def test_ctrl_c_stops_the_server_and_releases_the_metastore(server, table_format, monkeypatch):
     """Last: stops the module's server."""
-    server.process.send_signal(signal.SIGINT)
-    server.process.wait(timeout=120)
-    errors = (server.home / "server-stderr.log").read_text()
-    assert server.process.returncode == 0, errors[-3000:]
-    assert "Stopping the lakehouse server." in server.process.stdout.read()
-    target = "local" if table_format == "delta" else "local_iceberg"
+    assert stop(server.process) == 0, (server.home / "logs" / "server.err").read_text()[-3000:]
+    assert "Stopping the lakehouse server." in (server.home / "logs" / "server.out").read_text()
     monkeypatch.setenv("LAKEHOUSE_HOME", str(server.home))
-    settings = session_settings(target)
-    assert metastore_problem(settings) is None
+    assert metastore_problem(session_settings(EMBEDDED_TARGETS[table_format])) is None
     java = subprocess.run(["pgrep", "-f", str(server.home)], capture_output=True, text=True)
     assert java.stdout.strip() == "", f"a process still uses the server's home: {java.stdout}"
     assert not (server.home / table_format / "server.json").exists()

@@ -49,6 +49,9 @@ TARGETS = {
     "server": "delta",
     "server_iceberg": "iceberg",
 }
+# per table format: the embedded target, and the target of a lakehouse server of that format
+EMBEDDED_TARGETS = {"delta": "local", "iceberg": "local_iceberg"}
+SERVER_TARGETS = {"delta": "server", "iceberg": "server_iceberg"}
 
 
 def configure_environment(lakehouse_home: Path | None = None) -> None:

@@ -27,6 +27,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -39,7 +40,7 @@ from dbt.adapters.lakehouse.jars import require_jars
 from dbt.adapters.lakehouse.java import require_java
 from dbt.adapters.lakehouse.jvm import start_session
 from dbt.adapters.lakehouse.metastore_lock import metastore_problem
-from retry_safe.project import configure_environment
+from retry_safe.project import PROJECT_DIR, SERVER_TARGETS, configure_environment
 from retry_safe.server_classes import CompileError, ensure_compiled
 from retry_safe.server_settings import (
     PASSWORD_CLASS,
@@ -52,6 +53,7 @@ from retry_safe.target_settings import session_settings
 
 START_TIMEOUT = 120
 STATE_FILE = "server.json"
+READY = "Stop with Ctrl-C."  # the banner's last line: the server serves
 
 
 class Refused(Exception):
@@ -65,13 +67,17 @@ def format_home(table_format: str) -> Path:
 
 
 def hold_lock(home: Path) -> IO[str]:
-    """This process's lock on the format's home; Refused naming the running server if held."""
+    """This process's lock on the format's home; Refused naming the running server if held.
+
+    A state file found once the lock is held is a killed server's: removed at once, so it can
+    never name a process that is not the server."""
     handle = open(home / "server.lock", "a+")  # noqa: SIM115 (held until the process ends)
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         handle.close()
         raise Refused(already_running(home)) from None
+    (home / STATE_FILE).unlink(missing_ok=True)
     return handle
 
 
@@ -92,20 +98,27 @@ def already_running(home: Path) -> str:
     )
 
 
-def port_in_use(host: str, port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.settimeout(1)
-        return probe.connect_ex((connect_host(host, numeric=True), port)) == 0
+def port_in_use(bind: str, port: int) -> bool:
+    try:
+        socket.create_connection((probe_host(bind), port), timeout=1).close()
+    except OSError:
+        return False
+    return True
 
 
-def connect_host(bind: str, numeric: bool = False) -> str:
-    """Where a client on this machine reaches an address the server binds.
+def probe_host(bind: str) -> str:
+    """An address of this machine where the server, bound to bind, answers."""
+    return {"0.0.0.0": "127.0.0.1", "::": "::1", "localhost": "127.0.0.1"}.get(bind, bind)
 
-    Spark Connect's Python client sends a token in clear only to the literal host
-    `localhost` (anything else gets TLS, which open-source Spark Connect does not serve)."""
-    if bind in ("0.0.0.0", "::", "127.0.0.1", "localhost"):
-        return "127.0.0.1" if numeric else "localhost"
-    return bind
+
+def client_host(bind: str) -> str:
+    """The host a client on this machine puts in a URL for the server bound to bind.
+
+    Spark Connect's Python client sends a token in clear only to the literal host `localhost`
+    (anything else gets TLS, which open-source Spark Connect does not serve)."""
+    if bind in ("0.0.0.0", "::", "127.0.0.1", "::1", "localhost"):
+        return "localhost"
+    return f"[{bind}]" if ":" in bind else bind
 
 
 def require_free_ports(options: ServerOptions) -> None:
@@ -142,6 +155,17 @@ def start(options: ServerOptions) -> tuple[Any, Any]:
     prepare_environment(options)
     start_session(settings)
     spark = SparkSession.builder.getOrCreate()
+    try:
+        return spark, start_endpoints(spark, options)
+    except BaseException:  # Ctrl-C included: no JVM outlives a failed start
+        stop_jvm(spark)
+        raise
+
+
+def start_endpoints(spark: Any, options: ServerOptions) -> Any:
+    """Open the metastore, start HiveServer2 and wait for both ports; the Thrift server."""
+    from py4j.protocol import Py4JJavaError
+
     # Open the metastore now (Spark opens it on first use): the server holds the embedded Derby
     # database from its start, so an embedded run meanwhile is refused, not the server later.
     spark.catalog.listDatabases()
@@ -149,9 +173,12 @@ def start(options: ServerOptions) -> tuple[Any, Any]:
         system = spark._jvm.java.lang.System
         system.setProperty("hive.server2.custom.authentication.class", PASSWORD_CLASS)
     thrift_server = spark._jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
-    thrift = thrift_server.startWithSparkSession(spark._jsparkSession, False)
+    try:
+        thrift = thrift_server.startWithSparkSession(spark._jsparkSession, False)
+    except Py4JJavaError as error:
+        raise Refused(f"HiveServer2 did not start: {error.java_exception}") from None
     wait_for_ports(options)
-    return spark, thrift
+    return thrift
 
 
 def wait_for_ports(options: ServerOptions) -> None:
@@ -164,19 +191,34 @@ def wait_for_ports(options: ServerOptions) -> None:
 
 
 def urls(options: ServerOptions) -> dict[str, str]:
-    host = connect_host(options.bind)
-    connect = f"sc://{host}:{options.connect_port}"
-    jdbc_host = connect_host(options.bind, numeric=True) if options.loopback else host
+    host = client_host(options.bind)
+    jdbc_host = {"0.0.0.0": "127.0.0.1", "::": "127.0.0.1", "localhost": "127.0.0.1"}.get(
+        options.bind, options.bind
+    )
+    jdbc_host = f"[{jdbc_host}]" if ":" in jdbc_host else jdbc_host
+    schema = os.environ.get("LAKEHOUSE_SCHEMA", "analytics")
+    token = "/;token=$LAKEHOUSE_SERVER_TOKEN" if options.token else ""
     return {
-        "connect_url": connect + ("/;token=$LAKEHOUSE_SERVER_TOKEN" if options.token else ""),
-        "jdbc_url": f"jdbc:hive2://{jdbc_host}:{options.thrift_port}/analytics",
+        "connect_url": f"sc://{host}:{options.connect_port}{token}",
+        "jdbc_url": f"jdbc:hive2://{jdbc_host}:{options.thrift_port}/{schema}",
     }
 
 
 def banner(options: ServerOptions, pid: int) -> str:
     found = urls(options)
-    target = "server" if options.table_format == "delta" else "server_iceberg"
+    target = SERVER_TARGETS[options.table_format]
     login = ' -n analyst -p "$LAKEHOUSE_THRIFT_PASSWORD"' if options.password else " -n analyst"
+    beeline = f"PYSPARK_PYTHON={sys.executable} {Path(sys.executable).with_name('beeline')}"
+    remote = (
+        []
+        if options.loopback
+        else [
+            f"  From another machine: ssh -L {options.connect_port}:localhost:"
+            f"{options.connect_port} <this host>, then sc://localhost:{options.connect_port} "
+            "(the Python client sends a token without TLS only to localhost); the JDBC "
+            "password travels in clear, use it on a trusted network or through the tunnel too."
+        ]
+    )
     return "\n".join(
         [
             f"Lakehouse server ({options.table_format}, pid {pid}) on "
@@ -186,8 +228,9 @@ def banner(options: ServerOptions, pid: int) -> str:
             "  Python:            from pyspark.sql import SparkSession; spark = "
             f'SparkSession.builder.remote("{found["connect_url"]}").getOrCreate()',
             f"  JDBC (read-only):  {found['jdbc_url']}",
-            f"  beeline:           .venv/bin/beeline -u {found['jdbc_url']}{login}",
-            "Stop with Ctrl-C.",
+            f"  beeline:           {beeline} -u {found['jdbc_url']}{login}",
+            *remote,
+            READY,
         ]
     )
 
@@ -217,7 +260,11 @@ def stop_jvm(spark: Any) -> None:
     proc = getattr(gateway, "proc", None)
     if proc is not None:
         proc.stdin.close()  # pyspark's JVM exits when its standard input closes
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def serve(options: ServerOptions) -> None:
@@ -252,7 +299,44 @@ def main(argv: list[str] | None = None) -> int:
     except (ServerOptionError, Refused, CompileError, DbtRuntimeError) as problem:
         print(f"lakehouse server: {problem}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C while starting: everything started is stopped
+        return 130
     return 0
+
+
+def spawn(table_format: str, env: dict[str, str], logs: Path, timeout: float = 300) -> Any:
+    """A server in a process of its own, once it serves: the Popen. Its output goes to
+    logs/server.out and logs/server.err (files: a pipe nobody reads would fill and stall it).
+    For tests and benchmarks; `stop` ends it."""
+    logs.mkdir(parents=True, exist_ok=True)
+    out, err = logs / "server.out", logs / "server.err"
+    with out.open("w") as stdout, err.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "retry_safe.server", table_format],
+            cwd=PROJECT_DIR,
+            env=env,
+            stdout=stdout,
+            stderr=stderr,
+        )
+    deadline = time.monotonic() + timeout
+    while READY not in out.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            stop(process)
+            raise RuntimeError(f"the {table_format} server did not start:\n{err.read_text()}")
+        time.sleep(0.2)
+    return process
+
+
+def stop(process: Any, timeout: float = 120) -> int:
+    """Ctrl-C to a spawned server, then its exit code (killed if it does not stop in time)."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
 
 
 if __name__ == "__main__":

@@ -83,7 +83,10 @@ def compile_classes(classes: Path) -> None:
 def write_jar(classes: Path, jar: Path) -> None:
     """Zip the class files into jar, written under a temporary name and renamed."""
     jar.parent.mkdir(parents=True, exist_ok=True)
-    partial = jar.with_name(f".{jar.name}.part")
+    # a name of its own: two processes compiling at once (both test passes) never share it
+    handle, name = tempfile.mkstemp(prefix=f".{jar.name}.", suffix=".part", dir=jar.parent)
+    os.close(handle)
+    partial = Path(name)
     try:
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("META-INF/MANIFEST.MF", MANIFEST)

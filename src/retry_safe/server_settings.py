@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-TARGETS = {"delta": "local", "iceberg": "local_iceberg"}
+from retry_safe.project import EMBEDDED_TARGETS
+
 LOOPBACK_NAMES = {"localhost"}
 READ_ONLY_EXTENSION = "lakehouse.server.ReadOnlyOutsideConnect"
 # HiveServer2 reads the class of a CUSTOM password check from a fresh HiveConf, which sees Java
@@ -44,7 +45,7 @@ class ServerOptions:
 
     @property
     def target(self) -> str:
-        return TARGETS[self.table_format]
+        return EMBEDDED_TARGETS[self.table_format]
 
     @property
     def loopback(self) -> bool:
@@ -98,7 +99,7 @@ def _port(name: str, given: int | None, configured: str | None, default: int) ->
 
 
 def check(options: ServerOptions) -> None:
-    if options.table_format not in TARGETS:
+    if options.table_format not in EMBEDDED_TARGETS:
         raise ServerOptionError(
             f"Unknown table format {options.table_format!r}: the server serves delta "
             "(make serve) or iceberg (make serve-iceberg)."

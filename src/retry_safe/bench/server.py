@@ -18,18 +18,23 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from retry_safe.bench.cli import timed
-from retry_safe.project import PROJECT_DIR, configure_environment, interval_vars
+from retry_safe.project import (
+    EMBEDDED_TARGETS,
+    PROJECT_DIR,
+    SERVER_TARGETS,
+    configure_environment,
+    interval_vars,
+)
+from retry_safe.server import spawn, stop
 
 MODEL = "retail_daily_product_cart_abandonment"
 SEED = "retail_session_products"
 DAYS = [("2026-01-01", "2026-01-02"), ("2026-01-02", "2026-01-03"), ("2026-01-03", "2026-01-04")]
-TARGETS = {"delta": ("local", "server"), "iceberg": ("local_iceberg", "server_iceberg")}
 OUT = PROJECT_DIR / "docs" / "benchmarks" / "server.md"
 
 
@@ -51,32 +56,22 @@ def runs(target: str, env: dict[str, str]) -> list[float]:
     return seconds
 
 
-def with_server(table_format: str, env: dict[str, str], target: str) -> list[float]:
-    server = subprocess.Popen(
-        [sys.executable, "-m", "retry_safe.server", table_format],
-        cwd=PROJECT_DIR,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+def with_server(table_format: str, env: dict[str, str], target: str, logs: Path) -> list[float]:
+    server = spawn(table_format, env, logs)
     try:
-        for line in server.stdout:
-            if line.startswith("Stop with Ctrl-C"):
-                break
-        else:
-            raise SystemExit(f"the {table_format} server did not start")
         return runs(target, env)
     finally:
-        server.terminate()
-        server.wait(timeout=120)
+        stop(server)
 
 
 def measure(table_format: str, home: Path) -> dict[str, list[float]]:
-    embedded, served = TARGETS[table_format]
+    embedded, served = EMBEDDED_TARGETS[table_format], SERVER_TARGETS[table_format]
     env = {**os.environ, "LAKEHOUSE_HOME": str(home), "DBT_LOG_PATH": str(home / "logs")}
     return {
         embedded: runs(embedded, {**env, "LAKEHOUSE_SCHEMA": "bench_embedded"}),
-        served: with_server(table_format, {**env, "LAKEHOUSE_SCHEMA": "bench_server"}, served),
+        served: with_server(
+            table_format, {**env, "LAKEHOUSE_SCHEMA": "bench_server"}, served, home / "logs"
+        ),
     }
 
 

@@ -39,6 +39,9 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.contracts.connection import Connection
 
 PLACEHOLDER = re.compile(r"%%|%s")
+# the connection methods whose statements run on a SparkSession object (in-process, or a Spark
+# Connect session to the lakehouse server): dbt-spark's session cursor, Python models
+SESSION_METHODS = ("session", "connect")
 ESCAPED_CHARS = {"'": "chr(39)", "\\": "chr(92)"}
 
 
@@ -107,7 +110,7 @@ def render_bindings(sql: str, bindings: Sequence[Any]) -> str:
 
 def with_literal_bindings(connection: Connection) -> Connection:
     """Give a session- or connect-method connection the wrapper that binds values as literals."""
-    if connection.credentials.method not in ("session", "connect"):
+    if connection.credentials.method not in SESSION_METHODS:
         return connection
     from dbt.adapters.lakehouse.session_wrapper import LiteralBindingSessionWrapper
 

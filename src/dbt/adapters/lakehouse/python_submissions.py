@@ -13,6 +13,7 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.base import PythonJobHelper
+from dbt.adapters.lakehouse.bindings import SESSION_METHODS
 
 
 def active_session(server_side_parameters: dict[str, Any]) -> Any:
@@ -29,7 +30,7 @@ class SessionPythonJobHelper(PythonJobHelper):
     def __init__(self, parsed_model: dict, credentials: Any) -> None:
         self.model_name = f"{parsed_model['schema']}.{parsed_model['alias']}"
         self.credentials = credentials
-        if credentials.method not in ("session", "connect"):
+        if credentials.method not in SESSION_METHODS:
             msg = (
                 f"Python model {self.model_name}: submission_method 'session' needs a target "
                 f"with method: session or connect, but this target uses method: "

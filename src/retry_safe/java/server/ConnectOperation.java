@@ -11,7 +11,8 @@ import scala.collection.immutable.Map;
  * SparkConnect_OperationTag_User_..._Session_..._Operation_... in the thread-local property
  * spark.job.tags, and analyses the operation's plans on that thread. JDBC/Thrift statements run
  * on HiveServer2 threads that never carry the tag, nor does the server's own Python (py4j)
- * session. Every Connect call passed the server's token, so a tag means a token holder.
+ * session. When the server has a token (required off loopback), every Connect call passed it,
+ * so a tag means a token holder.
  * Connect's schema and explain requests (AnalyzePlan) run untagged on gRPC threads, so they
  * follow the read-only rules too: harmless, they never write.
  */

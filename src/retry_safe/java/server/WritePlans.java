@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedFunction;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.SubqueryExpression;
 import org.apache.spark.sql.catalyst.plans.logical.Command;
@@ -73,9 +74,19 @@ final class WritePlans {
         return find(root, WritePlans::writingPlan, WritePlans::reflection);
     }
 
-    /** The same for a plan not yet resolved: only CALL and calls of reflection functions. */
+    /**
+     * The same for a plan not yet resolved: CALL, calls of reflection functions, and files read
+     * by path (binaryFile.`/proc/self/environ` would show the server's environment, its token
+     * included; tables are what analysts query).
+     */
     static String firstEarlyWrite(LogicalPlan root) {
-        return find(root, WritePlans::procedureCall, WritePlans::reflectionFunction);
+        return find(
+                root,
+                plan -> {
+                    String call = procedureCall(plan);
+                    return call != null ? call : pathRead(plan);
+                },
+                WritePlans::reflectionFunction);
     }
 
     /** The first finding of either check, walking plans, expressions and subqueries. */
@@ -132,6 +143,19 @@ final class WritePlans {
     private static String procedureCall(LogicalPlan plan) {
         String name = plan.getClass().getSimpleName();
         return name.equals("Call") ? "CALL (Call) is a write" : null;
+    }
+
+    /** format.`/a/path` (Spark's SQL on files): any part of the name holding a path. */
+    private static String pathRead(LogicalPlan plan) {
+        if (plan instanceof UnresolvedRelation relation) {
+            for (String part : CollectionConverters.asJava(relation.multipartIdentifier())) {
+                if (part.contains("/") || part.contains(":")) {
+                    return "reading files by path (" + relation.tableName()
+                            + ") is not allowed, query the tables";
+                }
+            }
+        }
+        return null;
     }
 
     private static String reflectionFunction(Expression expression) {
