@@ -108,7 +108,12 @@ def port_in_use(bind: str, port: int) -> bool:
 
 def probe_host(bind: str) -> str:
     """An address of this machine where the server, bound to bind, answers."""
-    return {"0.0.0.0": "127.0.0.1", "::": "::1", "localhost": "127.0.0.1"}.get(bind, bind)
+    return {"0.0.0.0": "127.0.0.1", "::": "127.0.0.1", "localhost": "127.0.0.1"}.get(bind, bind)
+
+
+def url_host(address: str) -> str:
+    """address as the host part of a URL (an IPv6 address in brackets)."""
+    return f"[{address}]" if ":" in address else address
 
 
 def client_host(bind: str) -> str:
@@ -118,7 +123,7 @@ def client_host(bind: str) -> str:
     (anything else gets TLS, which open-source Spark Connect does not serve)."""
     if bind in ("0.0.0.0", "::", "127.0.0.1", "::1", "localhost"):
         return "localhost"
-    return f"[{bind}]" if ":" in bind else bind
+    return url_host(bind)
 
 
 def require_free_ports(options: ServerOptions) -> None:
@@ -192,10 +197,7 @@ def wait_for_ports(options: ServerOptions) -> None:
 
 def urls(options: ServerOptions) -> dict[str, str]:
     host = client_host(options.bind)
-    jdbc_host = {"0.0.0.0": "127.0.0.1", "::": "127.0.0.1", "localhost": "127.0.0.1"}.get(
-        options.bind, options.bind
-    )
-    jdbc_host = f"[{jdbc_host}]" if ":" in jdbc_host else jdbc_host
+    jdbc_host = url_host(probe_host(options.bind))
     schema = os.environ.get("LAKEHOUSE_SCHEMA", "analytics")
     token = "/;token=$LAKEHOUSE_SERVER_TOKEN" if options.token else ""
     return {
@@ -260,11 +262,7 @@ def stop_jvm(spark: Any) -> None:
     proc = getattr(gateway, "proc", None)
     if proc is not None:
         proc.stdin.close()  # pyspark's JVM exits when its standard input closes
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        wait_or_kill(proc, timeout=60)
 
 
 def serve(options: ServerOptions) -> None:
@@ -331,12 +329,17 @@ def stop(process: Any, timeout: float = 120) -> int:
     """Ctrl-C to a spawned server, then its exit code (killed if it does not stop in time)."""
     if process.poll() is None:
         process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        wait_or_kill(process, timeout)
     return process.returncode
+
+
+def wait_or_kill(process: Any, timeout: float) -> None:
+    """Wait for the process to exit; kill it if it has not within timeout seconds."""
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 if __name__ == "__main__":

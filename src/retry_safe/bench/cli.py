@@ -19,7 +19,7 @@ from typing import Any
 
 from retry_safe.bench.contenders import DBT_MODELS, day_bounds
 from retry_safe.bench.settings import SCHEMA
-from retry_safe.project import PROJECT_DIR, interval_vars
+from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, interval_vars
 
 CASE = "b"
 RESET_TABLES = (DBT_MODELS["idempotent_merge"], "pyspark_job")
@@ -40,7 +40,7 @@ def environment(raw: dict[str, Any]) -> dict[str, str]:
 
 
 def _target(raw: dict[str, Any]) -> str:
-    return "local_iceberg" if raw["settings"]["table_format"] == "iceberg" else "local"
+    return EMBEDDED_TARGETS[raw["settings"]["table_format"]]
 
 
 def commands(raw: dict[str, Any]) -> dict[str, list[str]]:

@@ -6,7 +6,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-FORMATS = {"delta": "local", "iceberg": "local_iceberg"}
+from retry_safe.project import EMBEDDED_TARGETS
+
+FORMATS = EMBEDDED_TARGETS  # table format -> the embedded dbt target
 CONTENDERS = ["idempotent_merge", "stock_merge", "reference_merge", "pyspark_job"]
 LABELS = {
     "idempotent_merge": "(1) idempotent_merge (dbt)",

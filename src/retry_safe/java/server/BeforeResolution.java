@@ -20,12 +20,7 @@ final class BeforeResolution extends Rule<LogicalPlan> {
 
     @Override
     public LogicalPlan apply(LogicalPlan plan) {
-        if (!ConnectOperation.isCurrent(session)) {
-            String write = WritePlans.firstEarlyWrite(plan);
-            if (write != null) {
-                ConnectOperation.refuse(write);
-            }
-        }
+        ConnectOperation.refuseOutside(session, plan, WritePlans::firstEarlyWrite);
         return plan;
     }
 }

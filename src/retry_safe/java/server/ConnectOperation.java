@@ -1,7 +1,9 @@
 package lakehouse.server;
 
+import java.util.function.Function;
 import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import scala.collection.immutable.Map;
 
 /**
@@ -37,8 +39,22 @@ final class ConnectOperation {
                 && session.conf().getOption(JOB_TAGS).isEmpty();
     }
 
+    /**
+     * Both rules' check: outside a Spark Connect operation, refuse the plan when find names
+     * something in it (find returns null for a plan it allows; it is not run for Connect).
+     */
+    static void refuseOutside(
+            SparkSession session, LogicalPlan plan, Function<LogicalPlan, String> find) {
+        if (!isCurrent(session)) {
+            String found = find.apply(plan);
+            if (found != null) {
+                refuse(found);
+            }
+        }
+    }
+
     /** [USER_RAISED_EXCEPTION] lakehouse server: DROP TABLE (DropTable) is a write; ... */
-    static void refuse(String what) {
+    private static void refuse(String what) {
         throw unchecked(new AnalysisException(
                 "USER_RAISED_EXCEPTION",
                 new Map.Map1<>("errorMessage", "lakehouse server: " + what + ADVICE)));

@@ -20,12 +20,7 @@ final class ReadOnlyCheck extends AbstractFunction1<LogicalPlan, BoxedUnit> {
 
     @Override
     public BoxedUnit apply(LogicalPlan plan) {
-        if (!ConnectOperation.isCurrent(session)) {
-            String write = WritePlans.firstWrite(plan);
-            if (write != null) {
-                ConnectOperation.refuse(write);
-            }
-        }
+        ConnectOperation.refuseOutside(session, plan, WritePlans::firstWrite);
         return BoxedUnit.UNIT;
     }
 }
