@@ -43,11 +43,13 @@ $(STAMP): pyproject.toml requirements.lock
 
 # The Delta and Iceberg jars pinned in pyproject.toml, into $(LAKEHOUSE_JARS_DIR)/<format>/:
 # downloaded and verified once, a no-op (no network) while the folder is complete.
-# Also the lakehouse server's two Java classes (read-only JDBC, the JDBC password), compiled
-# with the JDK's javac into $(LAKEHOUSE_JARS_DIR)/server/: a no-op while up to date.
+# Also the lakehouse server's Java classes (read-only JDBC, the JDBC password), compiled with
+# the JDK's javac into $(LAKEHOUSE_JARS_DIR)/server/: a no-op while up to date. Only the server
+# needs them (it compiles them itself when it starts, or says that a JDK is missing), so a
+# machine with a Java runtime only still installs and runs everything else.
 jars: $(STAMP)
 	@$(BIN)/python -m retry_safe.jars
-	@$(BIN)/python -m retry_safe.server_classes
+	-@$(BIN)/python -m retry_safe.server_classes
 
 install: $(STAMP) jars
 

@@ -96,6 +96,8 @@ class Server:
     def steps(self, plan: list[list[str]], dump: list[str] = ()) -> dict:
         done = self.run(command(plan, dump))
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        # dbt's own lines only: nothing from pyspark's Connect client or pandas-on-Spark
+        assert done.stderr == "", done.stderr[-3000:]
         lines = [x for x in done.stdout.splitlines() if x.startswith("DUMP ")]
         return json.loads(lines[0].removeprefix("DUMP ")) if lines else {}
 

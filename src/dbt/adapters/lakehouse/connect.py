@@ -22,6 +22,7 @@ from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.lakehouse.jvm import quiet_pandas_on_spark
 from dbt.adapters.spark.session import Connection, Cursor
 
 SERVE_COMMANDS = {"delta": "make serve", "iceberg": "make serve-iceberg"}
@@ -74,6 +75,7 @@ def connect_session(credentials: Any) -> Any:
     require_listening(credentials)
     # pyspark.sql.functions and friends build Connect expressions only in this mode
     os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"
+    quiet_pandas_on_spark()
     from pyspark.sql.connect.session import SparkSession
 
     spark = SparkSession.builder.remote(url).create()

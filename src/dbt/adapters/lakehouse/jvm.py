@@ -82,9 +82,7 @@ def start_session(parameters: Mapping[str, str]) -> None:
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
-    # dbt-spark's Python model code imports pandas-on-Spark, which prints a UserWarning on the
-    # user's console unless this is set before the SparkContext starts (and then sets it itself)
-    os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
+    quiet_pandas_on_spark()
     if SparkContext._active_spark_context is not None:
         return
     # another process's JVM holding the embedded metastore: one line now, not 22,000 later
@@ -102,6 +100,14 @@ def start_session(parameters: Mapping[str, str]) -> None:
             raise
         forwarder.join(timeout=10)  # Java's own reason first: the pipe ends with the JVM
         raise DbtRuntimeError(JVM_EXITED) from None
+
+
+def quiet_pandas_on_spark() -> None:
+    """dbt-spark's Python model code imports pandas-on-Spark, which prints a UserWarning on the
+    user's console unless PYARROW_IGNORE_TIMEZONE is set, and in the driver before the
+    SparkContext starts (it then sets it itself): called before any session starts, embedded
+    or Spark Connect."""
+    os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
 
 
 def expand_jar_patterns(parameters: Mapping[str, str]) -> dict[str, str]:
