@@ -82,13 +82,15 @@ test: java
 	$(MAKE) --no-print-directory -j3 --output-sync=recurse lint test-delta test-iceberg
 
 # The fault scenarios at length: 200 shuffled interval runs (SOAK_RUNS), the killed and the
-# concurrent runs, on both formats.
+# concurrent runs, the server's analysts reading four times as often, on both formats.
 SOAK_RUNS ?= 200
 soak: java
 	SOAK_RUNS=$(SOAK_RUNS) $(BIN)/python -m pytest -q --target local \
-		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py
+		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py \
+		tests/test_server.py
 	SOAK_RUNS=$(SOAK_RUNS) $(BIN)/python -m pytest -q --target local_iceberg \
-		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py
+		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py \
+		tests/test_server.py
 
 # SERVE_ARGS: --bind ADDRESS --connect-port N --thrift-port N (a non-loopback address needs
 # LAKEHOUSE_SERVER_TOKEN and LAKEHOUSE_THRIFT_PASSWORD in the environment)
