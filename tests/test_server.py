@@ -229,6 +229,12 @@ def test_pipelines_through_the_server_while_analysts_read_give_the_documents_tab
             assert len(of_table) >= 5, f"{client} read {table} only {len(of_table)} times"
             wrong = [rows for rows in of_table if rows not in STATES[table]]
             assert wrong == [], f"{client} saw a state of {table} never committed: {wrong[0]}"
+            # once created, the table never vanishes (no first load replaces it: on Iceberg's
+            # session catalog `create or replace` drops the table, then creates it again)
+            created = next(
+                (n for n, rows in enumerate(of_table) if rows is not None), len(of_table)
+            )
+            assert None not in of_table[created:], f"{client} saw {table} vanish after it existed"
             # the reads ran while the commits happened (not all before or all after them)
             states = {json.dumps(rows) for rows in of_table}
             assert len(states) >= 2, f"{client} saw only one state of {table}: {states}"

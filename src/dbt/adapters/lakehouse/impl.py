@@ -1,13 +1,14 @@
 """The adapter: SparkAdapter plus Python models in the session, the idempotent_merge strategy
 (its macros live in dbt/include/lakehouse/macros) and the one interval parser."""
 
+import time
 from typing import Any
 
-from dbt_common.exceptions import CompilationError
+from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt.adapters.base import PythonJobHelper, available
+from dbt.adapters.base import BaseRelation, PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
-from dbt.adapters.lakehouse import determinism, ledger, show
+from dbt.adapters.lakehouse import determinism, ledger, listing, show
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_interval
 from dbt.adapters.lakehouse.metastore_settings import with_session_defaults
@@ -15,6 +16,7 @@ from dbt.adapters.lakehouse.python_submissions import SessionPythonJobHelper
 from dbt.adapters.lakehouse.relations import with_iceberg_detected
 from dbt.adapters.spark import SparkAdapter
 from dbt.adapters.spark.connections import SparkConnectionMethod
+from dbt.adapters.spark.impl import LIST_RELATIONS_MACRO_NAME
 
 
 class LakehouseAdapter(SparkAdapter):
@@ -88,6 +90,28 @@ class LakehouseAdapter(SparkAdapter):
 
     def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:
         return AdapterResponse(_message="OK", rows_affected=None)
+
+    def list_relations_without_caching(self, schema_relation: BaseRelation) -> list[BaseRelation]:
+        """dbt-spark's listing, except that a table dropped by another run while Spark lists the
+        schema starts the listing again instead of making the schema look empty (listing.py)."""
+        kwargs = {"schema_relation": schema_relation}
+        last_error = ""
+        for attempt in range(1, listing.ATTEMPTS + 1):
+            try:
+                rows = self.execute_macro(LIST_RELATIONS_MACRO_NAME, kwargs=kwargs)
+            except DbtRuntimeError as error:
+                last_error = getattr(error, "msg", "") or str(error)
+                if listing.schema_missing(last_error):
+                    return []
+                if listing.needs_show_tables(last_error):
+                    return super().list_relations_without_caching(schema_relation)
+                if not listing.table_vanished(last_error):
+                    raise
+                if attempt < listing.ATTEMPTS:
+                    time.sleep(listing.pause(attempt))
+                continue
+            return self._build_spark_relation_list(rows, self._get_relation_information)
+        raise DbtRuntimeError(listing.gave_up(str(schema_relation), last_error))
 
     def _build_spark_relation_list(self, row_list: Any, relation_info_func: Any) -> list:
         """dbt-spark's relations, with the session catalog's Iceberg tables marked is_iceberg

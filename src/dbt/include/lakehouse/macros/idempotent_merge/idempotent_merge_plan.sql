@@ -5,12 +5,13 @@
         (idempotent_merge_full_refresh_check), and, when the model merges into an existing
         table, every config checked against the table's columns (one error listing every
         problem). Returns {'bounds', 'table' (its columns, or none), 'cfg' (or none until the
-        model's columns are known, on a first load)}; idempotent_merge_run takes it from there.
+        model's columns are known, on a first load), 'rebuild' (--full-refresh or a view: the
+        CREATE may replace)}; idempotent_merge_run takes it from there.
     -#}
     {%- set has_vars = var('data_interval_start', none) is not none or var('data_interval_end', none) is not none -%}
     {%- set microbatch = config.get('incremental_strategy') == 'microbatch' -%}
     {%- set bounds = interval_bounds() if has_vars or microbatch or config.get('interval_column') else none -%}
-    {%- set plan = {'bounds': bounds, 'table': none, 'cfg': none} -%}
+    {%- set plan = {'bounds': bounds, 'table': none, 'cfg': none, 'rebuild': rebuild} -%}
     {%- if existing is not none and rebuild -%}
         {%- do idempotent_merge_full_refresh_check(existing, bounds) -%}
     {%- elif existing is not none -%}

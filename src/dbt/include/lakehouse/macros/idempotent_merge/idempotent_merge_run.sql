@@ -8,7 +8,9 @@
              from the table's);
           3. the data checks (idempotent_merge_check_source: one pass over the source);
           4. first load (no table, or --full-refresh): one CREATE TABLE AS of the source
-             reduced to the newest row per key (batch_column: every batch folded per key);
+             reduced to the newest row per key (batch_column: every batch folded per key),
+             which replaces a table only on --full-refresh (a table another run created
+             meanwhile is refused: idempotent_merge_assert_absent, idempotent_merge_create_sql);
              otherwise the real changes (idempotent_merge_changes_sql, or
              idempotent_merge_batches_sql) computed once into a cached temporary view and,
              only if there are any, one MERGE: one atomic commit, or nothing;
@@ -50,9 +52,12 @@
         {%- else -%}
             {%- set initial_sql = idempotent_merge_initial_sql(cfg, source) -%}
         {%- endif -%}
+        {%- if not plan.rebuild -%}
+            {%- do idempotent_merge_assert_absent(target, source) -%}
+        {%- endif -%}
         {%- do lakehouse_commit_metadata(cfg, file_format, 'create') -%}
         {%- call statement('idempotent_merge_create') -%}
-            {{ create_table_as(False, target, initial_sql) }}
+            {{ idempotent_merge_create_sql(target, initial_sql, plan.rebuild) }}
         {%- endcall -%}
         {%- do lakehouse_commit_metadata_reset(file_format) -%}
         {%- set planned = {'insert': source_stats.source_keys, 'applied': source_stats.source_units} -%}
