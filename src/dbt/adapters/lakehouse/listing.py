@@ -16,28 +16,23 @@ runs, never with an empty schema. A missing schema still lists as empty, as in d
 
 from __future__ import annotations
 
+from dbt.adapters.spark.impl import SCHEMA_NOT_FOUND_MESSAGES, TABLE_OR_VIEW_NOT_FOUND_MESSAGES
+
 ATTEMPTS = 10
 PAUSE_SECONDS = 0.2  # before attempt n + 1: n times this
 
-# dbt-spark's own spellings of the two errors (dbt.adapters.spark.impl)
-SCHEMA_MISSING = (
-    "[SCHEMA_NOT_FOUND]",
-    "Schema not found",
-    "Database not found",
-    "NoSuchNamespaceException",
-    "NoSuchDatabaseException",
-)
-TABLE_VANISHED = ("[TABLE_OR_VIEW_NOT_FOUND]", "Table or view not found", "NoSuchTableException")
 V2_TABLES = "SHOW TABLE EXTENDED is not supported for v2 tables"
 
 
 def schema_missing(message: str) -> bool:
-    return any(text in message for text in SCHEMA_MISSING)
+    return any(text in message for text in SCHEMA_NOT_FOUND_MESSAGES)
 
 
 def table_vanished(message: str) -> bool:
     """A table named by the listing was gone when Spark read its metadata."""
-    return not schema_missing(message) and any(text in message for text in TABLE_VANISHED)
+    return not schema_missing(message) and any(
+        text in message for text in TABLE_OR_VIEW_NOT_FOUND_MESSAGES
+    )
 
 
 def needs_show_tables(message: str) -> bool:
