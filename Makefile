@@ -2,8 +2,9 @@
 #   make demo   creates .venv, installs the pinned dependencies (the Delta and Iceberg jars
 #               into .jars), runs every pipeline on the embedded local Spark (Delta Lake) and
 #               prints the resulting tables
-#   make test   installs what it needs and runs every test: ruff, sqlfluff, pytest + dbt tests
-#               on Delta (target local) and on Iceberg (target local_iceberg), in parallel
+#   make check  ruff, sqlfluff and the tests that need no JVM (tests/unit): budget 2 minutes
+#   make test   installs what it needs, runs `make check`, then every test on Delta (target
+#               local) and on Iceberg (target local_iceberg) in parallel: budget 30 minutes
 #   make serve  (make serve-iceberg) one lakehouse server on the same tables: dbt through Spark
 #               Connect (DBT_TARGET=server / server_iceberg), analysts and BI tools through
 #               JDBC (read-only) and the Spark Connect Python client; Ctrl-C stops it
@@ -31,7 +32,7 @@ BENCH_ARGS ?=
 ADAPTER_ARGS ?= $(if $(PYTEST_ARGS),,tests/adapter)
 ADAPTER_PYTEST = $(BIN)/python -m pytest -q -c tests/adapter/pytest.ini
 
-.PHONY: install jars java demo demo-iceberg test lint test-delta test-iceberg soak cluster-demo bench \
+.PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench \
 	serve serve-iceberg docs bench-server clean
 
 $(STAMP): pyproject.toml requirements.lock
@@ -67,19 +68,34 @@ lint: install
 	$(BIN)/ruff format --check src tests models
 	$(BIN)/sqlfluff lint models
 
+# Everything that needs no JVM, first: a broken render or a lint error fails in a minute.
+# tests/unit refuses to start a JVM (tests/unit/conftest.py).
+check: lint
+	$(BIN)/python -m pytest -q tests/unit
+
+# The test passes leave out tests/unit (make check ran it) and, per pass, the format-independent
+# tests that run in the other pass (tests/conftest.py).
+SPARK_PYTEST = $(BIN)/python -m pytest -q --ignore=tests/unit
+
 test-delta: java
-	$(BIN)/python -m pytest -q --target local $(PYTEST_ARGS)
+	$(SPARK_PYTEST) --target local $(PYTEST_ARGS)
 	$(if $(ADAPTER_ARGS),$(ADAPTER_PYTEST) --target local $(ADAPTER_ARGS))
 
 test-iceberg: java
-	$(BIN)/python -m pytest -q --target local_iceberg $(PYTEST_ARGS)
+	$(SPARK_PYTEST) --target local_iceberg $(PYTEST_ARGS)
 	$(if $(ADAPTER_ARGS),$(ADAPTER_PYTEST) --target local_iceberg $(ADAPTER_ARGS))
 
-# Delta and Iceberg run at the same time, each pytest process with its own JVM, warehouse and
-# metastore (the suite is mostly one core per JVM: 2 cores run both in the time of the slower),
-# the linters beside them; each one's output is printed as one block when it ends.
+# make check, then Delta and Iceberg at the same time, each pytest process with its own JVM,
+# warehouse and metastore; each pass's output is printed as one block when it ends (its 20
+# slowest tests and its total time), then the whole run's time against its budget.
+TEST_BUDGET_MINUTES := 30
 test: java
-	$(MAKE) --no-print-directory -j3 --output-sync=recurse lint test-delta test-iceberg
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory check \
+	&& $(MAKE) --no-print-directory -j2 --output-sync=recurse test-delta test-iceberg; \
+	status=$$?; seconds=$$(( $$(date +%s) - start )); \
+	echo "make test: $$((seconds / 60))m$$((seconds % 60))s (budget $(TEST_BUDGET_MINUTES) minutes; make check's share is 2)"; \
+	exit $$status
 
 # The fault scenarios at length: 200 shuffled interval runs (SOAK_RUNS), the killed and the
 # concurrent runs, the server's analysts reading four times as often, on both formats.

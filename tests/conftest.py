@@ -3,6 +3,10 @@
 The process runs against one target (--target local | local_iceberg); `make test` runs the
 suite once per target, each in its own process (a JVM can hold either Delta's or Iceberg's
 session catalog, not both).
+
+A test whose outcome cannot depend on the table format is marked `format_independent` and runs
+in one pass only (support/passes.py); the tests that build both formats themselves run in the
+Iceberg pass, which balances the two.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ from pathlib import Path
 
 import pytest
 from dbt_common.tests import enable_test_caching
+from support import passes
 
 from retry_safe.project import configure_environment
+from retry_safe.project import table_format as format_of
 
 _schema_numbers = itertools.count(1)
 
@@ -27,6 +33,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", passes.MARKER)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    passes.deselect_other_passes(config, items, config.getoption("--target"))
+
+
 @pytest.fixture(scope="session")
 def target(request: pytest.FixtureRequest) -> str:
     return request.config.getoption("--target")
@@ -34,7 +48,7 @@ def target(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def table_format(target: str) -> str:
-    return "iceberg" if "iceberg" in target else "delta"
+    return format_of(target)
 
 
 @pytest.fixture(scope="session", autouse=True)

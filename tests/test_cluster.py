@@ -5,26 +5,20 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.processes import SHORT_RUN_JAVA_OPTIONS, once_per_suite
+from support.expected import JAN_1, JAN_2, JAN_3, as_text
+from support.processes import SHORT_RUN_JAVA_OPTIONS
 
 from retry_safe.cluster import run_on_cluster, standalone_cluster
 
 # The same rows test_cart_abandonment expects on the embedded local Spark, as text.
-EXPECTED = [
-    ["2026-01-01", "P1", "Trail Shoe", "footwear", "3", "1", "2", "0.6667"],
-    ["2026-01-01", "P2", "Rain Jacket", "outerwear", "1", "0", "1", "1.0000"],
-    ["2026-01-01", "P3", "Wool Socks", "accessories", "1", "1", "0", "0.0000"],
-    ["2026-01-02", "P1", "Trail Shoe", "footwear", "2", "1", "1", "0.5000"],
-    ["2026-01-02", "P2", "Rain Jacket", "outerwear", "3", "2", "1", "0.3333"],
-    ["2026-01-03", "P1", "Trail Shoe", "footwear", "1", "1", "0", "0.0000"],
-    ["2026-01-03", "P3", "Wool Socks", "accessories", "3", "0", "3", "1.0000"],
-]
+EXPECTED = as_text(JAN_1 + JAN_2 + JAN_3)
 
 
+# the cluster target is the Delta configuration, in processes of its own: any pass can run it,
+# once per suite, in the Iceberg pass (it balances the two passes)
 @pytest.mark.slow
-def test_cluster_target_builds_the_same_tables_as_local(tmp_path, target, monkeypatch):
-    # the cluster target is the Delta configuration, in processes of its own (any pass can run it)
-    once_per_suite(target)
+@pytest.mark.format_independent(run_in="local_iceberg")
+def test_cluster_target_builds_the_same_tables_as_local(tmp_path, monkeypatch):
     # the master, the worker and the driver are short-lived here: C1 only (support/processes.py)
     monkeypatch.setenv("SPARK_DAEMON_JAVA_OPTS", SHORT_RUN_JAVA_OPTIONS)
     monkeypatch.setenv("LAKEHOUSE_JAVA_OPTIONS", SHORT_RUN_JAVA_OPTIONS)

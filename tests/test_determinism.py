@@ -2,8 +2,10 @@
 model code or a predicate is refused before anything is written, the words as data are not.
 
 Each refusal runs against a table that already holds rows, so "nothing written" is checked
-as the same rows and the same number of commits. The detector itself, spelling by spelling,
-is tested without Spark in tests/unit/test_nondeterministic.py.
+as the same rows and the same number of commits. The detector itself, spelling by spelling
+(CURRENT_DATE, Now /* why */ (), date'today', ...), is tested without Spark in
+tests/unit/test_nondeterministic.py; here two spellings show the refusal through dbt. The check
+runs before anything is written and cannot depend on the table format: one pass runs it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from support.tables import commit_count, rows
 
 from retry_safe.project import describe_failure, run_dbt
 from retry_safe.scratch import write_project
+
+pytestmark = pytest.mark.format_independent
 
 SOURCE_COLUMNS = "id bigint, name string, uuid string"
 COLUMNS = ["id", "name", "k"]
@@ -84,10 +88,7 @@ def assert_refused(spark, target, table_format, root, relation, expected: list[s
             "function current_timestamp()",
             'line 5: "cast(current_timestamp as string) as k"',
         ),
-        ("cast(CURRENT_DATE as string)", "function current_date()", "line 5"),
-        ("concat(id, '-', Now /* why */ ())", "function now()", "line 5"),
         ("cast(`uuid`() as string)", "function uuid()", "line 5"),
-        ("cast(date'today' as string)", "value 'today'", "line 5"),
     ],
 )
 def test_a_key_from_a_non_deterministic_sql_spelling_is_refused(

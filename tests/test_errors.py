@@ -3,17 +3,17 @@ embedded metastore is taken (src/dbt/adapters/lakehouse/errors.py, metastore_loc
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support.processes import step_env
 from support.tables import rows
 
-from retry_safe.project import PROJECT_DIR, describe_failure, interval_vars, run_dbt
+from retry_safe.project import PROJECT_DIR, describe_failure, interval_flags, run_dbt
 from retry_safe.scratch import write_project
 
 # A typo in merge_update_columns: dbt-spark's merge updates a column the table does not have.
@@ -73,6 +73,7 @@ def test_a_merge_error_reaches_dbt_in_the_formats_own_words(
     assert rows(spark, f"{schema}.order_status", ["order_id", "status"]) == [(1001, "placed")]
 
 
+@pytest.mark.format_independent
 def test_a_second_process_on_the_embedded_metastore_stops_in_one_line(
     spark, target, table_format, lakehouse_home, tmp_path
 ):
@@ -83,7 +84,7 @@ def test_a_second_process_on_the_embedded_metastore_stops_in_one_line(
     spark.sql("show databases").collect()  # the metastore is booted, its lock held
     jvm = SparkContext._gateway.proc.pid
     command = [str(Path(sys.executable).with_name("dbt")), "run", "--select", "orders"]  # the CLI
-    command += ["--target", target, "--vars", json.dumps(interval_vars("2026-10-03", "2026-10-04"))]
+    command += ["--target", target, *interval_flags("2026-10-03", "2026-10-04")]
     command += ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]
     env = step_env(LAKEHOUSE_HOME=str(lakehouse_home), LAKEHOUSE_SCHEMA="second")
     done = subprocess.run(

@@ -10,29 +10,30 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+from support.expected import ORDER_COLUMNS, ORDERS, REJECTED, REJECTED_COLUMNS
 from support.tables import commit_count, rows
-from test_orders import ORDER_COLUMNS, ORDERS, REJECTED, REJECTED_COLUMNS
 
-from retry_safe.project import describe_failure, interval_vars, run_dbt
+from retry_safe.project import describe_failure, interval_flags, run_dbt
 from retry_safe.scratch import write_project
 
-ORDERS_DAY_1 = interval_vars("2026-10-03", "2026-10-04")
-ORDERS_DAY_2 = interval_vars("2026-10-04", "2026-10-05")
+ORDERS_DAY_1 = interval_flags("2026-10-03", "2026-10-04")
+ORDERS_DAY_2 = interval_flags("2026-10-04", "2026-10-05")
 ORDERS_PIPELINE = ["run", "--select", "+orders", "+rejected_orders"]
 
 
-def test_a_full_refresh_of_one_interval_is_refused_and_changes_nothing(
+def test_a_full_refresh_of_one_interval_is_refused_and_one_from_begin_rebuilds_the_history(
     spark, target, schema, table_format
 ):
-    for variables in (ORDERS_DAY_1, ORDERS_DAY_2):
-        run_dbt(ORDERS_PIPELINE, target, variables)
+    for interval in (ORDERS_DAY_2, ORDERS_DAY_1):
+        run_dbt([*ORDERS_PIPELINE, *interval], target)
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
     commits = {
         table: commit_count(spark, f"{schema}.{table}", table_format)
         for table in ("orders", "rejected_orders")
     }
 
-    result = run_dbt([*ORDERS_PIPELINE, "--full-refresh"], target, ORDERS_DAY_2, expect_pass=False)
+    result = run_dbt([*ORDERS_PIPELINE, "--full-refresh", *ORDERS_DAY_2], target, expect_pass=False)
     text = describe_failure(result)
     assert (
         "Model model.retry_safe.orders (incremental_strategy='idempotent_merge'): "
@@ -41,8 +42,8 @@ def test_a_full_refresh_of_one_interval_is_refused_and_changes_nothing(
     assert "from the interval [2026-10-04T00:00:00+00:00, 2026-10-05T00:00:00+00:00) only" in text
     assert "a full refresh must start at the model's begin (2026-10-03T00:00:00+00:00)" in text
     assert (
-        'dbt run --select +orders --full-refresh --vars \'{data_interval_start: "2026-10-03", '
-        'data_interval_end: "2026-10-05"}\''
+        "dbt run --select +orders --full-refresh --event-time-start 2026-10-03 "
+        "--event-time-end 2026-10-05"
     ) in text
     assert (
         "Model model.retry_safe.rejected_orders (incremental_strategy='idempotent_merge'): "
@@ -54,15 +55,15 @@ def test_a_full_refresh_of_one_interval_is_refused_and_changes_nothing(
     for table, count in commits.items():
         assert commit_count(spark, f"{schema}.{table}", table_format) == count
 
-
-def test_a_full_refresh_from_begin_rebuilds_the_whole_history(spark, target, schema):
-    for variables in (ORDERS_DAY_2, ORDERS_DAY_1):
-        run_dbt(ORDERS_PIPELINE, target, variables)
-    run_dbt([*ORDERS_PIPELINE, "--full-refresh"], target, interval_vars("2026-10-03", "2026-10-05"))
+    # from begin: the whole history again, the same tables
+    run_dbt(
+        [*ORDERS_PIPELINE, "--full-refresh", *interval_flags("2026-10-03", "2026-10-05")], target
+    )
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
     assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
 
 
+@pytest.mark.format_independent
 def test_a_model_without_begin_is_told_to_set_it(spark, target, schema, tmp_path):
     model = (
         "{{ config(materialized='incremental', incremental_strategy='idempotent_merge',"
@@ -75,11 +76,10 @@ def test_a_model_without_begin_is_told_to_set_it(spark, target, schema, tmp_path
         f"create table {schema}.days using parquet as "
         "select * from values (1, date'2026-01-01'), (2, date'2026-01-02') as t(id, day)"
     )
-    run_dbt(["run"], target, interval_vars("2026-01-01", "2026-01-03"), project_dir=root)
+    run_dbt(["run", *interval_flags("2026-01-01", "2026-01-03")], target, project_dir=root)
     result = run_dbt(
-        ["run", "--full-refresh"],
+        ["run", "--full-refresh", *interval_flags("2026-01-02", "2026-01-03")],
         target,
-        interval_vars("2026-01-02", "2026-01-03"),
         project_dir=root,
         expect_pass=False,
     )
@@ -99,16 +99,15 @@ def test_full_refresh_of_additive_batches_from_begin(spark, target, schema, tabl
     run_dbt(["seed", "--select", "customer_balance_batches"], target)
     model = ["run", "--select", "customer_balances_additive"]
     relation = f"{schema}.customer_balances_additive"
-    both = interval_vars("2026-11-01", "2026-11-03")
-    run_dbt(model, target, both)
+    both = interval_flags("2026-11-01", "2026-11-03")
+    run_dbt([*model, *both], target)
     expected = rows(spark, relation, ["id", "balance", "batch_id", "applied_batches"])
     assert expected == [(1, 100, 1, [1]), (2, 225, 2, [1, 2]), (3, 300, 1, [1])]
     commits = commit_count(spark, relation, table_format)
     text = describe_failure(
         run_dbt(
-            [*model, "--full-refresh"],
+            [*model, "--full-refresh", *interval_flags("2026-11-02", "2026-11-03")],
             target,
-            interval_vars("2026-11-02", "2026-11-03"),
             expect_pass=False,
         )
     )
@@ -117,5 +116,5 @@ def test_full_refresh_of_additive_batches_from_begin(spark, target, schema, tabl
         "--full-refresh would rebuild"
     ) in text
     assert commit_count(spark, relation, table_format) == commits
-    run_dbt([*model, "--full-refresh"], target, both)
+    run_dbt([*model, "--full-refresh", *both], target)
     assert rows(spark, relation, ["id", "balance", "batch_id", "applied_batches"]) == expected

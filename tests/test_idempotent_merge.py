@@ -11,7 +11,7 @@ from datetime import datetime
 import pytest
 from support.tables import commit_count, rows
 
-from retry_safe.project import describe_failure, interval_vars, run_dbt
+from retry_safe.project import describe_failure, interval_flags, interval_vars, run_dbt
 from retry_safe.scratch import write_project
 
 T0, T1, T2, T3 = (datetime(2026, 10, d, 9, 0) for d in (1, 2, 3, 4))
@@ -152,6 +152,7 @@ def test_equal_versions_with_different_values_are_refused(
     ]
 
 
+@pytest.mark.format_independent
 def test_null_key_is_refused_by_default(spark, target, schema, table_format, project):
     root = project(merged=versioned_model())
     spark.sql(f"create schema if not exists {schema}")
@@ -163,6 +164,7 @@ def test_null_key_is_refused_by_default(spark, target, schema, table_format, pro
     assert not spark.catalog.tableExists(f"{schema}.merged")
 
 
+@pytest.mark.format_independent
 @pytest.mark.parametrize(
     ("config", "expected"),
     [
@@ -200,6 +202,7 @@ def test_bad_configs_fail_before_anything_is_written(
     assert not spark.catalog.tableExists(f"{schema}.merged")
 
 
+@pytest.mark.format_independent
 def test_nondeterministic_model_code_is_refused(spark, target, schema, table_format, project):
     code = versioned_model().replace(
         "select * from {{ target.schema }}.src",
@@ -236,10 +239,10 @@ def test_interval_reconciliation_on_a_timestamp_column(
             (4, "d", "w", 4, T1_LATER),
         ],
     )
-    everything = interval_vars("2026-10-01", "2026-10-05")
-    run_dbt(["run"], target, everything, project_dir=root)
+    run_dbt(["run", *interval_flags("2026-10-01", "2026-10-05")], target, project_dir=root)
     # id 2 disappears upstream: reconciling Oct 2 deletes it, keeps id 4 (still sent) and
-    # never looks at ids 1 and 3, which lie outside the interval.
+    # never looks at ids 1 and 3, which lie outside the interval (given as the vars, with
+    # offsets: the same instants in UTC).
     fill_source(spark, schema, table_format, [(4, "d", "w", 4, T1_LATER)])
     run_dbt(
         ["run"],
@@ -254,6 +257,7 @@ def test_interval_reconciliation_on_a_timestamp_column(
     ]
 
 
+@pytest.mark.format_independent
 def test_unknown_strategy_name_fails_clearly(spark, target, schema, project):
     root = project(
         merged="{{ config(materialized='incremental', incremental_strategy='upsert_magic') }}\nselect 1 as id\n"
@@ -266,6 +270,7 @@ def test_unknown_strategy_name_fails_clearly(spark, target, schema, project):
     )
 
 
+@pytest.mark.format_independent
 def test_a_custom_strategy_name_resolves_to_its_macro(spark, target, schema, tmp_path):
     root = write_project(
         tmp_path / "custom",
@@ -388,12 +393,12 @@ def test_every_column_excluded_from_updates_still_inserts_and_deletes(
     )
     root = project(merged=model)
     spark.sql(f"create schema if not exists {schema}")
-    day = interval_vars("2026-10-02", "2026-10-03")
+    day = interval_flags("2026-10-02", "2026-10-03")
     fill_source(spark, schema, table_format, [(1, "a", "x", 1, T1), (2, "b", "y", 2, T1)])
-    run_dbt(["run"], target, day, project_dir=root)
+    run_dbt(["run", *day], target, project_dir=root)
     # 1 changed (nothing may be updated: kept as is), 2 vanished (deleted), 3 new (inserted)
     fill_source(spark, schema, table_format, [(1, "a", "x2", 9, T1), (3, "c", "z", 3, T1)])
-    run_dbt(["run"], target, day, project_dir=root)
+    run_dbt(["run", *day], target, project_dir=root)
     assert rows(spark, f"{schema}.merged", COLUMNS, ["id"]) == [
         (1, "a", "x", 1, T1),
         (3, "c", "z", 3, T1),
@@ -454,6 +459,7 @@ def test_batch_column_applies_each_batch_of_a_key_once_in_any_grouping(
         ]
 
 
+@pytest.mark.format_independent
 def test_two_different_rows_in_one_batch_of_a_key_are_refused(
     spark, target, schema, table_format, tmp_path
 ):

@@ -8,7 +8,7 @@ from typing import Any
 
 from dbt_common.invocation import get_invocation_id
 
-from retry_safe.project import interval_vars, run_dbt
+from retry_safe.project import interval_flags, run_dbt
 
 MODEL = "model.retry_safe.f1_drivers_merge"
 
@@ -58,12 +58,12 @@ def test_ledger_lists_loaded_days_their_commits_and_the_gap(spark, target, schem
     relation = f"{schema}.f1_drivers_merge"
     model = ["run", "--select", "f1_drivers_merge"]
     run_dbt(["seed", "--select", "f1_driver_batches"], target)
-    run_dbt(model, target, interval_vars("2026-11-01", "2026-11-02"))
+    run_dbt([*model, *interval_flags("2026-11-01", "2026-11-02")], target)
     first = get_invocation_id()
-    run_dbt(model, target, interval_vars("2026-11-03", "2026-11-04"))
+    run_dbt([*model, *interval_flags("2026-11-03", "2026-11-04")], target)
     second = get_invocation_id()
     # a rerun of day 3 finds nothing to change: no commit, so the ledger keeps `second`
-    run_dbt(model, target, interval_vars("2026-11-03", "2026-11-04"))
+    run_dbt([*model, *interval_flags("2026-11-03", "2026-11-04")], target)
     rerun = get_invocation_id()
     assert len({first, second, rerun}) == 3
 

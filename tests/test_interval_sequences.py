@@ -19,7 +19,7 @@ from pathlib import Path
 
 from support.tables import duplicate_keys, rows
 
-from retry_safe.project import interval_vars, run_dbt
+from retry_safe.project import interval_flags, run_dbt
 
 HEADER = "order_id,customer_id,status,amount,currency,ordered_at,updated_at"
 ORDER_COLUMNS = HEADER.split(",")
@@ -169,14 +169,14 @@ def test_shuffled_repeated_intervals_match_the_reference(spark, target, schema, 
     loaded: set[int] = set()
     for number, (start, length) in enumerate(runs, 1):
         first = FIRST_DAY + timedelta(days=start)
-        variables = interval_vars(
-            first.isoformat(),
-            (first + timedelta(days=length)).isoformat(),
-            orders_landing_path=str(landing),
+        interval = interval_flags(first.isoformat(), (first + timedelta(days=length)).isoformat())
+        run_dbt(
+            ["run", "--select", "path:models/order_changes", *interval],
+            target,
+            {"orders_landing_path": str(landing)},
         )
-        run_dbt(["run", "--select", "path:models/order_changes"], target, variables)
         loaded |= set(range(start, start + length))
-        where = f"run {number} of {len(runs)} ({variables['data_interval_start']}, {length} days)"
+        where = f"run {number} of {len(runs)} ({first.isoformat()}, {length} days)"
         assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == reference_orders(files, loaded), (
             where
         )

@@ -29,61 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.expected import ORDERS_AFTER_OCT_3, as_text
+from support.pipelines import F1_STEP, ORDERS_STEP, PLAN, SEEDS, TABLES, columns_of
 from support.processes import step_env
-from test_cart_abandonment import COLUMNS as CART_COLUMNS
-from test_cart_abandonment import JAN_1, JAN_2, JAN_3
-from test_customer_balances import ADDITIVE_COLUMNS, ADDITIVE_RESULT, VERSIONED_AFTER_DAY_2
-from test_customer_balances import COLUMNS as BALANCE_COLUMNS
-from test_f1_drivers import AFTER_DAY_3
-from test_f1_drivers import COLUMNS as F1_COLUMNS
-from test_orders import ORDER_COLUMNS, ORDERS, REJECTED, REJECTED_COLUMNS
 
 from retry_safe.project import PROJECT_DIR
 from retry_safe.scenario import command
 
-CART = "retail_daily_product_cart_abandonment"
 SOAK = bool(os.environ.get("SOAK_RUNS"))
-F1_STEP = "path:models/f1_drivers"
-# (selector, start, end): every pipeline, each model's table created by an earlier step.
-PLAN: list[list[str]] = [
-    ["seed"],
-    [CART, "2026-01-01", "2026-01-02"],
-    [f"{CART}_df", "2026-01-01", "2026-01-02"],
-    [CART, "2026-01-02", "2026-01-04"],
-    [f"{CART}_df", "2026-01-02", "2026-01-04"],
-    ["path:models/order_changes", "2026-10-03", "2026-10-04"],
-    ["path:models/order_changes", "2026-10-04", "2026-10-05"],
-    [F1_STEP, "2026-11-01", "2026-11-02"],
-    [F1_STEP, "2026-11-02", "2026-11-03"],
-    [F1_STEP, "2026-11-03", "2026-11-04"],
-    ["customer_balances_versioned", "2026-11-01", "2026-11-02"],
-    ["customer_balances_additive", "2026-11-01", "2026-11-02"],
-    ["customer_balances_versioned", "2026-11-02", "2026-11-03"],
-    ["customer_balances_additive", "2026-11-02", "2026-11-03"],
-]
-TABLES = {
-    CART: ["event_date", "product_id", "product_name", "category"],
-    f"{CART}_df": ["event_date", "product_id", "product_name", "category"],
-    "orders": ["order_id"],
-    "rejected_orders": ["source_file", "line_number"],
-    "f1_drivers_merge": ["driver_id"],
-    "f1_drivers_merge_df": ["driver_id"],
-    "customer_balances_versioned": ["id"],
-    "customer_balances_additive": ["id"],
-}
-# Each table after the plan, from the documents (columns, rows): the cart days 1 to 3, the
-# order files of October 3 and 4, the F1 batches of days 1 to 3, customer versions and balance
-# batches of November 1 and 2 (Ben's new version 3 with 250; Ben's 200 plus batch 2's 25).
-EXPECTED = {
-    CART: (CART_COLUMNS, JAN_1 + JAN_2 + JAN_3),
-    f"{CART}_df": (CART_COLUMNS, JAN_1 + JAN_2 + JAN_3),
-    "orders": (ORDER_COLUMNS, ORDERS),
-    "rejected_orders": (REJECTED_COLUMNS, REJECTED),
-    "f1_drivers_merge": (F1_COLUMNS, AFTER_DAY_3),
-    "f1_drivers_merge_df": (F1_COLUMNS, AFTER_DAY_3),
-    "customer_balances_versioned": (BALANCE_COLUMNS, VERSIONED_AFTER_DAY_2),
-    "customer_balances_additive": (ADDITIVE_COLUMNS, ADDITIVE_RESULT),
-}
+CART = "retail_daily_product_cart_abandonment"
 
 
 @dataclass(frozen=True)
@@ -98,8 +52,8 @@ ALL_KILLS = [
     Kill((CART, "2026-01-02", "2026-01-04"), CART, "before"),
     Kill((f"{CART}_df", "2026-01-02", "2026-01-04"), f"{CART}_df", "writing"),
     # the first load's CREATE
-    Kill(("path:models/order_changes", "2026-10-03", "2026-10-04"), "rejected_orders", "committed"),
-    Kill(("path:models/order_changes", "2026-10-04", "2026-10-05"), "orders", "writing"),
+    Kill((ORDERS_STEP, "2026-10-03", "2026-10-04"), "rejected_orders", "committed"),
+    Kill((ORDERS_STEP, "2026-10-04", "2026-10-05"), "orders", "writing"),
     Kill((F1_STEP, "2026-11-02", "2026-11-03"), "f1_drivers_merge_df", "before"),
     Kill((F1_STEP, "2026-11-03", "2026-11-04"), "f1_drivers_merge", "committed"),
     Kill(
@@ -116,15 +70,27 @@ ALL_KILLS = [
 ]
 # `make test`: a SQL model before its MERGE, a Python model while writing (its staging table
 # left behind), a first load's CREATE and an additive batch right after the commit: every row
-# of the README's fault table about killed runs, in 5 processes instead of 9, over the plan
-# without the F1 pipeline (no kill there; `make soak` kills two of its models).
+# of the README's fault table about killed runs, in 5 processes instead of 9, over the plan's
+# steps these kills need (the cart days, the orders file of October 3, the additive balance
+# batches). `make soak` runs the whole plan and kills every incremental model.
 KILLS = ALL_KILLS if SOAK else [ALL_KILLS[i] for i in (0, 1, 2, 7)]
+EXPECTED = dict(TABLES)
 if not SOAK:
-    PLAN = [step for step in PLAN if step[0] != F1_STEP]
-    TABLES = {table: keys for table, keys in TABLES.items() if not table.startswith("f1_")}
+    PLAN = [
+        step
+        for step in PLAN
+        if step[0] in ("seed", CART, f"{CART}_df", "customer_balances_additive")
+        or step == [ORDERS_STEP, "2026-10-03", "2026-10-04"]
+    ]
+    EXPECTED = {
+        table: expected
+        for table, expected in TABLES.items()
+        if table.startswith(CART) or table in ("rejected_orders", "customer_balances_additive")
+    }
+    # orders after the file of October 3 alone (its rejected line is the document's one)
+    EXPECTED["orders"] = (TABLES["orders"][0], ORDERS_AFTER_OCT_3, TABLES["orders"][2])
 # The schema afterwards: the seeds and the plan's models, nothing else.
-SEEDS = ["customer_balance_batches", "customer_versions", "f1_driver_batches"]
-RELATIONS = sorted([*SEEDS, "retail_session_products", "stg_order_change_lines", *TABLES])
+RELATIONS = sorted([*SEEDS, "retail_session_products", "stg_order_change_lines", *EXPECTED])
 
 
 class Scenario:
@@ -235,17 +201,6 @@ class Scenario:
         return f"not killed: exit {process.returncode}"
 
 
-def as_text(rows: list[tuple]) -> list[list[str]]:
-    """Rows in the form the scenario's dump prints them (str of each value), sorted."""
-    return sorted([str(value) for value in row] for row in rows)
-
-
-def columns_of(dumped: dict, columns: list[str]) -> list[list[str]]:
-    """The dumped table's rows, only the given columns, sorted."""
-    positions = [dumped["columns"].index(column) for column in columns]
-    return sorted([row[p] for p in positions] for row in dumped["rows"])
-
-
 @pytest.mark.slow
 def test_runs_killed_at_every_point_then_rerun_leave_the_documents_tables(
     tmp_path, target, table_format
@@ -257,10 +212,9 @@ def test_runs_killed_at_every_point_then_rerun_leave_the_documents_tables(
         landed = scenario.run_until_killed(PLAN[first : step + 1], kill)
         assert landed == kill.point, f"{kill}: {landed}"
         first = step  # the next process starts by rerunning the killed step
-    result = scenario.run(PLAN[first:], list(TABLES))
+    result = scenario.run(PLAN[first:], list(EXPECTED))
 
-    for table, keys in TABLES.items():
-        columns, rows = EXPECTED[table]
+    for table, (columns, rows, keys) in EXPECTED.items():
         assert columns_of(result[table], columns) == as_text(rows), table
         found = [tuple(row) for row in columns_of(result[table], keys)]
         assert len(set(found)) == len(found), f"{table}: duplicate keys"

@@ -1,4 +1,9 @@
-"""Reference document 002: order change files loaded per interval, safe to rerun."""
+"""Reference document 002: order change files loaded per interval, safe to rerun.
+
+The loads into orders and rejected_orders run on both formats. How a file is read (its header,
+its lines, each value's parse and the reasons of a rejection) happens in Python before anything
+is written, and cannot depend on the format: those tests run once (format_independent).
+"""
 
 from __future__ import annotations
 
@@ -7,94 +12,23 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 import pytest
+from support.expected import ORDER_COLUMNS, ORDERS, REJECTED, REJECTED_COLUMNS
 from support.tables import duplicate_keys, rows
 
-from retry_safe.project import PROJECT_DIR, describe_failure, interval_vars, run_dbt
+from retry_safe.project import PROJECT_DIR, describe_failure, interval_flags, run_dbt
 from retry_safe.scratch import write_project
 
-ORDER_COLUMNS = [
-    "order_id",
-    "customer_id",
-    "status",
-    "amount",
-    "currency",
-    "ordered_at",
-    "updated_at",
-]
-REJECTED_COLUMNS = ["source_file", "file_date", "line_number", "raw_line", "rejection_reason"]
-
-# The document's final tables.
-ORDERS = [
-    (
-        1001,
-        "C01",
-        "shipped",
-        Decimal("25.50"),
-        "EUR",
-        datetime(2026, 10, 1, 9, 15),
-        datetime(2026, 10, 2, 8, 0),
-    ),
-    (
-        1002,
-        "C02",
-        "cancelled",
-        Decimal("12.00"),
-        "EUR",
-        datetime(2026, 10, 1, 10, 2),
-        datetime(2026, 10, 3, 9, 0),
-    ),
-    (
-        1004,
-        "C01",
-        "shipped",
-        Decimal("40.00"),
-        "EUR",
-        datetime(2026, 10, 2, 12, 45),
-        datetime(2026, 10, 4, 8, 30),
-    ),
-    (
-        1005,
-        "C09",
-        "cancelled",
-        Decimal("8.75"),
-        "EUR",
-        datetime(2026, 10, 3, 14, 10),
-        datetime(2026, 10, 4, 10, 0),
-    ),
-    (
-        1006,
-        "C02",
-        "shipped",
-        Decimal("19.90"),
-        "EUR",
-        datetime(2026, 10, 4, 11, 20),
-        datetime(2026, 10, 4, 16, 45),
-    ),
-]
-REJECTED = [
-    (
-        "order_changes_20261003.csv",
-        date(2026, 10, 3),
-        5,
-        "1003,C03,placed,abc,EUR,2026-10-02T11:30:00,2026-10-02T11:30:00",
-        "amount 'abc' is not a decimal(10,2)",
-    )
-]
-DAY_1 = interval_vars("2026-10-03", "2026-10-04")
-DAY_2 = interval_vars("2026-10-04", "2026-10-05")
+DAY_1 = interval_flags("2026-10-03", "2026-10-04")
+DAY_2 = interval_flags("2026-10-04", "2026-10-05")
 SELECT = ["--select", "path:models/order_changes"]  # staging, orders, rejected_orders
 
 
-def test_days_loaded_twice_and_out_of_order_leave_the_documents_tables(spark, target, schema):
-    for variables in (DAY_1, DAY_2, DAY_2, DAY_1):
-        run_dbt(["build", *SELECT, "--exclude", "resource_type:seed"], target, variables)
-    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
-    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
-    assert duplicate_keys(spark, f"{schema}.orders", ["order_id"]) == []
-
-
-def test_the_updated_at_guard_is_what_keeps_1004_and_1005(spark, target, schema, tmp_path):
-    """The document's experiment: the same newest-per-order merge without the guard reverts."""
+def test_days_loaded_twice_and_out_of_order_leave_the_documents_tables_thanks_to_the_guard(
+    spark, target, schema, tmp_path
+):
+    """The document's days, loaded twice and out of order by `dbt build` (the data tests too);
+    beside them, the document's experiment: the same newest-per-order merge without the
+    updated_at guard (dbt-spark's merge) reverts 1004 and 1005 when day 1 comes again."""
     unguarded = write_project(
         tmp_path / "unguarded",
         {
@@ -108,10 +42,13 @@ def test_the_updated_at_guard_is_what_keeps_1004_and_1005(spark, target, schema,
             )
         },
     )
-    for variables in (DAY_1, DAY_2, DAY_1):
-        run_dbt(["run", *SELECT], target, variables)
-        run_dbt(["run"], target, variables, project_dir=unguarded)
+    for interval in (DAY_1, DAY_2, DAY_2, DAY_1):
+        run_dbt(["build", *SELECT, "--exclude", "resource_type:seed", *interval], target)
+        # reads the staging table this interval's build left
+        run_dbt(["run", *interval], target, project_dir=unguarded)
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
+    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
+    assert duplicate_keys(spark, f"{schema}.orders", ["order_id"]) == []
     reverted = rows(spark, f"{schema}.orders_unguarded", ["order_id", "status"])
     assert reverted == [
         (1001, "shipped"),
@@ -134,6 +71,7 @@ def swap_amount_and_currency(fields: list[str], header: bool) -> list[str]:
     return [*fields[:3], fields[4], fields[3], *fields[5:]]
 
 
+@pytest.mark.format_independent
 @pytest.mark.parametrize(
     ("change", "found"),
     [
@@ -156,11 +94,10 @@ def test_a_changed_header_stops_the_run_and_names_both_column_lists(
     changed = [",".join(change(line.split(","), n == 0)) for n, line in enumerate(day_2)]
     (landing / "order_changes_20261004.csv").write_text("\n".join(changed) + "\n")
 
-    run_dbt(["run", *SELECT], target, {**DAY_1, "orders_landing_path": str(landing)})
+    landing_path = {"orders_landing_path": str(landing)}
+    run_dbt(["run", *SELECT, *DAY_1], target, landing_path)
     before = rows(spark, f"{schema}.orders", ORDER_COLUMNS)
-    result = run_dbt(
-        ["run", *SELECT], target, {**DAY_2, "orders_landing_path": str(landing)}, expect_pass=False
-    )
+    result = run_dbt(["run", *SELECT, *DAY_2], target, landing_path, expect_pass=False)
     text = describe_failure(result)
     assert "order_changes_20261004.csv" in text
     assert f"has the columns {found}, expected {ORDER_COLUMNS}" in text
@@ -169,6 +106,7 @@ def test_a_changed_header_stops_the_run_and_names_both_column_lists(
     assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
 
 
+@pytest.mark.format_independent
 def test_short_long_and_unparseable_lines_are_rejected_with_their_file(
     spark, target, schema, tmp_path
 ):
@@ -181,9 +119,9 @@ def test_short_long_and_unparseable_lines_are_rejected_with_their_file(
         "2003,C03,placed,12.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00,extra\n"
         "2004,C04,placed,13.00,EUR,2026-10-03T08:00:00,not-a-time\n"
     )
-    variables = {**DAY_1, "orders_landing_path": str(landing)}
-    run_dbt(["run", *SELECT], target, variables)
-    run_dbt(["run", *SELECT], target, variables)
+    variables = {"orders_landing_path": str(landing)}
+    run_dbt(["run", *SELECT, *DAY_1], target, variables)
+    run_dbt(["run", *SELECT, *DAY_1], target, variables)
     assert rows(spark, f"{schema}.orders", ["order_id", "status"]) == [(2001, "placed")]
     assert rows(spark, f"{schema}.rejected_orders", ["line_number", "rejection_reason"]) == [
         (3, "expected 7 fields, found 6"),
@@ -192,9 +130,10 @@ def test_short_long_and_unparseable_lines_are_rejected_with_their_file(
     ]
 
 
+@pytest.mark.format_independent
 def test_a_missing_file_is_refused(spark, target, schema):
     result = run_dbt(
-        ["run", *SELECT], target, interval_vars("2026-10-04", "2026-10-06"), expect_pass=False
+        ["run", *SELECT, *interval_flags("2026-10-04", "2026-10-06")], target, expect_pass=False
     )
     text = describe_failure(result)
     assert "no change file for" in text
@@ -202,12 +141,13 @@ def test_a_missing_file_is_refused(spark, target, schema):
     assert not spark.catalog.tableExists(f"{schema}.orders")
 
 
+@pytest.mark.format_independent
 def test_a_missing_landing_folder_is_refused(spark, target, schema, tmp_path):
-    run_dbt(["run", *SELECT], target, DAY_1)
+    run_dbt(["run", *SELECT, *DAY_1], target)
     before = rows(spark, f"{schema}.orders", ORDER_COLUMNS)
     missing = tmp_path / "no-such-folder"
     result = run_dbt(
-        ["run", *SELECT], target, {**DAY_2, "orders_landing_path": str(missing)}, expect_pass=False
+        ["run", *SELECT, *DAY_2], target, {"orders_landing_path": str(missing)}, expect_pass=False
     )
     text = describe_failure(result)
     assert "stg_order_change_lines" in text
@@ -243,11 +183,12 @@ def load_day_1(target: str, tmp_path, content: bytes, **extra_vars) -> dict:
     landing = tmp_path / "landing"
     landing.mkdir(exist_ok=True)
     (landing / "order_changes_20261003.csv").write_bytes(content)
-    variables = {**DAY_1, "orders_landing_path": str(landing), **extra_vars}
-    run_dbt(["run", *SELECT], target, variables)
+    variables = {"orders_landing_path": str(landing), **extra_vars}
+    run_dbt(["run", *SELECT, *DAY_1], target, variables)
     return variables
 
 
+@pytest.mark.format_independent
 def test_quoted_fields_are_parsed_and_bad_quoting_is_rejected(spark, target, schema, tmp_path):
     load_day_1(
         target,
@@ -292,6 +233,7 @@ def test_quoted_fields_are_parsed_and_bad_quoting_is_rejected(spark, target, sch
     ]
 
 
+@pytest.mark.format_independent
 def test_an_amount_that_does_not_fit_decimal_10_2_exactly_is_rejected_not_rounded(
     spark, target, schema, tmp_path
 ):
@@ -330,6 +272,7 @@ def test_an_amount_that_does_not_fit_decimal_10_2_exactly_is_rejected_not_rounde
     ]
 
 
+@pytest.mark.format_independent
 def test_bytes_that_are_not_utf8_are_rejected_naming_the_line(spark, target, schema, tmp_path):
     load_day_1(
         target,
@@ -352,6 +295,7 @@ def test_bytes_that_are_not_utf8_are_rejected_naming_the_line(spark, target, sch
     ]
 
 
+@pytest.mark.format_independent
 def test_a_status_outside_the_accepted_set_is_rejected_at_load(spark, target, schema, tmp_path):
     variables = load_day_1(
         target,
@@ -386,7 +330,7 @@ def test_a_status_outside_the_accepted_set_is_rejected_at_load(spark, target, sc
     # The var is the one list: with 'returned' accepted, a rerun loads 2303 and the file's
     # rejected lines are replaced.
     statuses = ["placed", "shipped", "cancelled", "returned"]
-    run_dbt(["run", *SELECT], target, {**variables, "orders_accepted_statuses": statuses})
+    run_dbt(["run", *SELECT, *DAY_1], target, {**variables, "orders_accepted_statuses": statuses})
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == [
         order(2301, "C01"),
         order(2302, "C02", "shipped"),
@@ -402,6 +346,7 @@ def test_a_status_outside_the_accepted_set_is_rejected_at_load(spark, target, sc
     ]
 
 
+@pytest.mark.format_independent
 def test_an_updated_at_after_the_files_day_is_rejected_so_later_changes_still_apply(
     spark, target, schema, tmp_path
 ):
@@ -442,7 +387,7 @@ def test_an_updated_at_after_the_files_day_is_rejected_so_later_changes_still_ap
     (landing / "order_changes_20261004.csv").write_text(
         HEADER + "2401,C01,shipped,10.00,EUR,2026-10-03T08:00:00,2026-10-04T09:00:00\n"
     )
-    run_dbt(["run", *SELECT], target, {**variables, **DAY_2})
+    run_dbt(["run", *SELECT, *DAY_2], target, variables)
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == [
         order(2401, "C01", "shipped", updated_at=datetime(2026, 10, 4, 9, 0)),
         order(2402, "C02", updated_at=datetime(2026, 10, 4, 1, 0)),
@@ -450,6 +395,7 @@ def test_an_updated_at_after_the_files_day_is_rejected_so_later_changes_still_ap
     assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == expected_rejected
 
 
+@pytest.mark.format_independent
 @pytest.mark.parametrize(
     ("var", "value", "expected"),
     [
@@ -459,7 +405,7 @@ def test_an_updated_at_after_the_files_day_is_rejected_so_later_changes_still_ap
     ids=["statuses not a list", "tolerance not minutes"],
 )
 def test_a_malformed_orders_var_is_refused(spark, target, schema, var, value, expected):
-    result = run_dbt(["run", *SELECT], target, {**DAY_1, var: value}, expect_pass=False)
+    result = run_dbt(["run", *SELECT, *DAY_1], target, {var: value}, expect_pass=False)
     text = describe_failure(result)
     assert "stg_order_change_lines" in text
     assert f"the var {var} is {value!r}" in text
@@ -485,8 +431,9 @@ DAY_1_ACCEPTED_LINES = [
 SOURCE = "source.retry_safe.landing.order_change_files"
 
 
+@pytest.mark.format_independent
 def test_dbt_show_previews_orders_by_name_and_explains_the_python_model(target, schema):
-    run_dbt(["run", *SELECT], target, DAY_1)
+    run_dbt(["run", *SELECT, *DAY_1], target)
 
     # `orders` names the model and no folder: the model alone is previewed. dbt's default
     # (eager) indirect selection also runs the model's own data tests, never another model.
@@ -518,6 +465,7 @@ def test_dbt_show_previews_orders_by_name_and_explains_the_python_model(target, 
     ]
 
 
+@pytest.mark.format_independent
 def test_the_landing_files_are_the_pipelines_source_and_not_seeds(target):
     def names(*args: str) -> list[str]:
         return sorted(run_dbt(["ls", *args, "--output", "name"], target).result)
@@ -540,6 +488,7 @@ def test_the_landing_files_are_the_pipelines_source_and_not_seeds(target):
     ]
 
 
+@pytest.mark.format_independent
 def test_source_freshness_reports_how_late_the_newest_landed_file_is(target, schema, tmp_path):
     # The shipped folder (landing/orders): the newest file is 2026-10-04's, complete at
     # 2026-10-05T00:00Z, weeks ago: an error (48 hours after).

@@ -7,7 +7,7 @@ outside this repository, answering the questions of the adapter's profile_templa
 project gets one SQL and one Python idempotent_merge model over inline rows, and its `dbt run`
 (a process of its own, its own JVM and metastore) runs twice: the first run writes exactly the
 rows below, the second commits nothing to either table. One environment serves a Delta project
-and an Iceberg project; the test runs once per suite (support/processes.py).
+and an Iceberg project; the test runs once per suite (tests/conftest.py, format_independent).
 
 The tables are read from their folders: the project's embedded metastore belongs to its own
 process. A Delta commit is a `_delta_log/<version>.json` (its live data files: the log's `add`
@@ -29,9 +29,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support.processes import SHORT_RUN_JAVA_OPTIONS, once_per_suite
+from support.processes import SHORT_RUN_JAVA_OPTIONS
 
-pytestmark = pytest.mark.slow
+# One environment builds a Delta and an Iceberg project: whichever pass runs it, once per suite,
+# in the Iceberg pass (it balances the two passes).
+pytestmark = [pytest.mark.slow, pytest.mark.format_independent(run_in="local_iceberg")]
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 SCHEMA = "shop"
@@ -226,9 +228,8 @@ def table_rows(spark, home: Path, table_format: str, table: str, columns: list[s
 
 
 @pytest.fixture(scope="module")
-def bin_dir(tmp_path_factory: pytest.TempPathFactory, target: str) -> Path:
+def bin_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel, installed into a fresh virtual environment: its bin/ folder."""
-    once_per_suite(target)
     workdir = tmp_path_factory.mktemp("wheel")
     wheel = build_wheel(workdir)
     with zipfile.ZipFile(wheel) as archive:

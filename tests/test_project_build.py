@@ -1,18 +1,83 @@
-"""The whole project in one `dbt build`: SQL models, a Python table and Python incremental models."""
+"""The whole project in one `dbt build`: SQL models, a Python table and Python incremental models,
+the data tests, the orders snapshot (snapshots/orders_snapshot.yml) and dbt's docs catalog.
+
+The snapshot's second run is the one that used to fail on Iceberg: an Iceberg table of the
+session catalog says `Provider: hive`, so dbt-spark took it for a Hive table and refused to
+snapshot into it (the adapter now reads Iceberg's table property, relations.py).
+"""
 
 from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
 
 from support.docs import documented_columns_missing
 from support.tables import rows
 
-from retry_safe.project import interval_vars, run_dbt
+from retry_safe.project import interval_flags, run_dbt
 
-DAY_1 = interval_vars("2026-10-03", "2026-10-04")
+DAY_1 = interval_flags("2026-10-03", "2026-10-04")
+DAY_2 = interval_flags("2026-10-04", "2026-10-05")
+# every model, test and the snapshot; the seeds come first, from `dbt seed`
+BUILD = ["build", "--exclude", "resource_type:seed"]
+# orders and its snapshot, without seeds and data tests
+SNAPSHOT_BUILD = ["build", "--select", "+orders_snapshot", "--exclude", "resource_type:seed"]
+SNAPSHOT_BUILD += ["resource_type:test"]
+COLUMNS = [
+    "order_id",
+    "customer_id",
+    "status",
+    "amount",
+    "currency",
+    "ordered_at",
+    "updated_at",
+    "dbt_scd_id",
+    "dbt_updated_at",
+    "dbt_valid_from",
+    "dbt_valid_to",
+]
+CHECKED = [column for column in COLUMNS if column != "dbt_scd_id"]  # a hash
 
 
-def test_one_build_runs_every_model_and_test(spark, target, schema, table_format, tmp_path):
+def at(day: int, hour: int, minute: int = 0) -> datetime:
+    return datetime(2026, 10, day, hour, minute)
+
+
+def version(
+    order_id: int,
+    customer_id: str,
+    status: str,
+    amount: str,
+    ordered_at: datetime,
+    updated_at: datetime,
+    valid_to: datetime | None,
+) -> tuple:
+    """A row of the snapshot: in euros, valid from its updated_at (dbt_updated_at too)."""
+    order = (order_id, customer_id, status, Decimal(amount), "EUR", ordered_at, updated_at)
+    dbt_updated_at = valid_from = updated_at
+    return (*order, dbt_updated_at, valid_from, valid_to)
+
+
+# Worked out from the two files. After 2026-10-03 the four orders stand as of their newest
+# change (1003's only line is rejected); 2026-10-04 ships 1004, cancels 1005 and brings 1006,
+# placed and shipped the same day. Each closed version ends where the next one starts; 1006 has
+# one version, its newest (a snapshot sees orders, not every line of a file).
+HISTORY = [
+    version(1001, "C01", "shipped", "25.50", at(1, 9, 15), at(2, 8), None),
+    version(1002, "C02", "cancelled", "12.00", at(1, 10, 2), at(3, 9), None),
+    version(1004, "C01", "placed", "40.00", at(2, 12, 45), at(2, 12, 45), at(4, 8, 30)),
+    version(1004, "C01", "shipped", "40.00", at(2, 12, 45), at(4, 8, 30), None),
+    version(1005, "C09", "placed", "8.75", at(3, 14, 10), at(3, 14, 10), at(4, 10)),
+    version(1005, "C09", "cancelled", "8.75", at(3, 14, 10), at(4, 10), None),
+    version(1006, "C02", "shipped", "19.90", at(4, 11, 20), at(4, 16, 45), None),
+]
+
+
+def test_one_build_runs_every_model_test_and_snapshot(
+    spark, target, schema, table_format, tmp_path
+):
     run_dbt(["seed"], target)
-    result = run_dbt(["build", "--exclude", "resource_type:seed"], target, DAY_1)
+    result = run_dbt([*BUILD, *DAY_1], target)
     statuses = {r.node.unique_id: str(r.status) for r in result.result.results}
     python_models = {
         "model.retry_safe.stg_order_change_lines",  # table
@@ -32,7 +97,7 @@ def test_one_build_runs_every_model_and_test(spark, target, schema, table_format
     provider = spark.sql(f"describe table extended {schema}.orders").filter("col_name = 'Provider'")
     assert provider.first()["data_type"].lower() == table_format
     # A second build of the same interval changes nothing and still passes every test.
-    run_dbt(["build", "--exclude", "resource_type:seed"], target, DAY_1)
+    run_dbt([*BUILD, *DAY_1], target)
     assert rows(spark, f"{schema}.orders", ["order_id", "status"])[0] == (1001, "shipped")
     # Snapshotting into the existing table (this failed on Iceberg) adds no version.
     assert rows(spark, f"{schema}.orders_snapshot", ["order_id", "status", "dbt_valid_to"]) == [
@@ -41,6 +106,16 @@ def test_one_build_runs_every_model_and_test(spark, target, schema, table_format
         (1004, "placed", None),
         (1005, "placed", None),
     ]
+
+    # The next day: the snapshot closes the versions it replaces and keeps every one.
+    run_dbt([*SNAPSHOT_BUILD, *DAY_2], target)
+    snapshot = f"{schema}.orders_snapshot"
+    assert spark.table(snapshot).columns == COLUMNS
+    assert rows(spark, snapshot, CHECKED, ["order_id", "dbt_valid_from"]) == HISTORY
+    versions = spark.sql(f"select count(distinct dbt_scd_id) as n from {snapshot}").first()
+    assert versions["n"] == 7
+    provider = spark.sql(f"describe table extended {snapshot}").filter("col_name = 'Provider'")
+    assert provider.first()["data_type"].lower() == table_format
 
     # The docs site's catalog: every model's table with exactly the columns its yml documents.
     run_dbt(["docs", "generate", "--target-path", str(tmp_path)], target)

@@ -17,17 +17,14 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from support.analysts import JdbcReader, as_text, jdbc_query
 from support.docs import documented_columns_missing
+from support.expected import CART, JAN_1, JAN_2, JAN_3, ORDERS, ORDERS_AFTER_OCT_3
+from support.pipelines import PLAN, TABLES, columns_of
 from support.processes import step_env
-from test_cart_abandonment import JAN_1, JAN_2, JAN_3
-from test_killed_runs import CART, EXPECTED, F1_STEP, PLAN, columns_of
-from test_orders import ORDERS
 
 from dbt.adapters.lakehouse.metastore_lock import metastore_problem
 from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, SERVER_TARGETS
@@ -38,25 +35,14 @@ from retry_safe.target_settings import session_settings
 TOKEN = "token-for-the-tests"
 PASSWORD = "password-for-the-tests"
 ANALYSTS = os.path.join(os.path.dirname(__file__), "support", "analysts.py")
-# The orders table after the file of October 3 alone, worked out by hand from
-# landing/orders/order_changes_20261003.csv: 1001 shipped, 1002 cancelled, 1004 and 1005 placed
-# (1003's amount is rejected).
-ORDERS_AFTER_OCT_3 = [
-    *ORDERS[:2],
-    (1004, "C01", "placed", Decimal("40.00"), "EUR", *[datetime(2026, 10, 2, 12, 45)] * 2),
-    (1005, "C09", "placed", Decimal("8.75"), "EUR", *[datetime(2026, 10, 3, 14, 10)] * 2),
-]
 # Every committed state an analyst may see while the plan runs (None: not created yet).
 STATES = {
     f"analytics.{CART}": [None, as_text(JAN_1), as_text(JAN_1 + JAN_2 + JAN_3)],
     "analytics.orders": [None, as_text(ORDERS_AFTER_OCT_3), as_text(ORDERS)],
 }
 CART_STEPS = [step for step in PLAN if step[0] in (CART, f"{CART}_df")]
-# orders and customer balances, then the F1 pipeline (`make test` kills no F1 model, so the
-# killed runs' plan leaves it out)
-OTHER_STEPS = [step for step in PLAN if step not in CART_STEPS and step[0] not in ("seed", F1_STEP)]
-OTHER_STEPS += [[F1_STEP, f"2026-11-0{day}", f"2026-11-0{day + 1}"] for day in (1, 2, 3)]
-TABLES = list(EXPECTED)  # every model of the project
+# every other pipeline: orders, F1 drivers, customer balances
+OTHER_STEPS = [step for step in PLAN if step not in CART_STEPS and step[0] != "seed"]
 # Reruns once everything is loaded: each interval again, out of order (no change, no commit).
 RERUNS = [CART_STEPS[2], CART_STEPS[0], OTHER_STEPS[1], OTHER_STEPS[0]]
 
@@ -208,7 +194,7 @@ def test_pipelines_through_the_server_while_analysts_read_give_the_documents_tab
                 if writer.poll() is None:
                     writer.kill()
                     writer.wait()
-        result = server.steps(RERUNS, list(TABLES))
+        result = server.steps(RERUNS, list(TABLES))  # every model of the project
     finally:
         stop_file.touch()
         jdbc.done.set()
@@ -240,7 +226,7 @@ def test_pipelines_through_the_server_while_analysts_read_give_the_documents_tab
             assert len(states) >= 2, f"{client} saw only one state of {table}: {states}"
     # shown with pytest -s: how much the analysts read while dbt wrote
     print("analyst reads:", {client: len(client_reads) for client, client_reads in reads.items()})
-    for table, (columns, expected) in EXPECTED.items():
+    for table, (columns, expected, _) in TABLES.items():
         assert columns_of(result[table], columns) == as_text(expected), table
     # the first load and one MERGE each; the reruns committed nothing
     assert len(result[CART]["history"]) == len(result["orders"]["history"]) == 2

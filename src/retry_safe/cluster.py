@@ -131,15 +131,15 @@ def cart_rows_json() -> int:
     """Build the cart pipeline on the current target and print its rows as JSON (for tests)."""
     from pyspark.sql import SparkSession
 
-    from retry_safe.project import configure_environment, interval_vars, run_dbt
+    from retry_safe.project import configure_environment, interval_flags, run_dbt
 
     configure_environment()
     target = os.environ.get("DBT_TARGET", "local")
     run_dbt(["seed", "--select", "cart_abandonment"], target)
     run_dbt(
-        ["build", "--select", "cart_abandonment", "--exclude", "resource_type:seed"],
+        ["build", "--select", "cart_abandonment", "--exclude", "resource_type:seed"]
+        + interval_flags("2026-01-01", "2026-01-04"),
         target,
-        interval_vars("2026-01-01", "2026-01-04"),
     )
     spark = SparkSession.builder.getOrCreate()
     result = {"master": spark.sparkContext.master}

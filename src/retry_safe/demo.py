@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from retry_safe.project import PROJECT_DIR, configure_environment, interval_vars, run_dbt
+from retry_safe.project import PROJECT_DIR, configure_environment, interval_flags, run_dbt
 
 # (selector, [interval, ...]) in the order a scheduler would run them
 PIPELINES: list[tuple[str, list[tuple[str, str]]]] = [
@@ -36,9 +36,9 @@ def build_all(target: str) -> None:
     for selector, intervals in PIPELINES:
         for start, end in intervals:
             run_dbt(
-                ["build", "--select", selector, "--exclude", "resource_type:seed"],
+                ["build", "--select", selector, "--exclude", "resource_type:seed"]
+                + interval_flags(start, end),
                 target,
-                interval_vars(start, end),
             )
 
 

@@ -42,6 +42,7 @@ def find_project_dir() -> Path:
 
 
 PROJECT_DIR = find_project_dir()
+# The table format of each of the project's targets (their table_format in profiles/profiles.yml)
 TARGETS = {
     "local": "delta",
     "local_iceberg": "iceberg",
@@ -52,6 +53,15 @@ TARGETS = {
 # per table format: the embedded target, and the target of a lakehouse server of that format
 EMBEDDED_TARGETS = {"delta": "local", "iceberg": "local_iceberg"}
 SERVER_TARGETS = {"delta": "server", "iceberg": "server_iceberg"}
+
+
+def table_format(target: str) -> str:
+    """The table format (delta or iceberg) a target of this project writes: the one mapping
+    the tooling and the tests use."""
+    try:
+        return TARGETS[target]
+    except KeyError:
+        raise ValueError(f"unknown target {target!r}: one of {', '.join(TARGETS)}") from None
 
 
 def configure_environment(lakehouse_home: Path | None = None) -> None:
@@ -65,7 +75,15 @@ def configure_environment(lakehouse_home: Path | None = None) -> None:
 
 
 def interval_vars(start: str, end: str, **extra: Any) -> dict[str, Any]:
+    """The interval as the vars data_interval_start / data_interval_end (new vars make dbt
+    parse the whole project again)."""
     return {"data_interval_start": start, "data_interval_end": end, **extra}
+
+
+def interval_flags(start: str, end: str) -> list[str]:
+    """The interval as dbt's event-time flags, the preferred way: a new interval keeps dbt's
+    partial parsing."""
+    return ["--event-time-start", start, "--event-time-end", end]
 
 
 def run_dbt(
@@ -79,6 +97,13 @@ def run_dbt(
     """Invoke dbt like the CLI would, on project_dir, and check the outcome."""
     configure_environment()
     full = [*args, "--project-dir", str(project_dir), "--target", target]
+    if (
+        project_dir != PROJECT_DIR
+        and args[0] not in ("debug", "deps")
+        and "--target-path" not in args
+    ):
+        # a project's own artifacts: runs that alternate projects keep dbt's partial parsing
+        full += ["--target-path", str(Path(project_dir) / "target")]
     if variables is not None:
         full += ["--vars", json.dumps(variables)]
     result = dbtRunner(callbacks=callbacks or []).invoke(full)

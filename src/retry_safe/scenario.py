@@ -23,7 +23,7 @@ from pathlib import Path
 
 from dbt_common.tests import enable_test_caching
 
-from retry_safe.project import configure_environment, interval_vars, run_dbt
+from retry_safe.project import configure_environment, interval_flags, run_dbt, table_format
 from retry_safe.tables import dump_tables
 
 
@@ -43,8 +43,10 @@ def command(
 
 
 def run(selector: str, start: str, end: str, target: str | None = None) -> None:
+    """One scheduler task: the interval as event-time flags (a later step of the same process
+    keeps dbt's partial parsing)."""
     target = target or os.environ.get("DBT_TARGET", "local")
-    run_dbt(["run", "--select", selector], target, interval_vars(start, end))
+    run_dbt(["run", "--select", selector, *interval_flags(start, end)], target)
 
 
 def barrier(folder: str, parties: int) -> None:
@@ -59,9 +61,10 @@ def barrier(folder: str, parties: int) -> None:
 def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
     """Run the steps in order and print one STEP line each; False if any failed.
 
-    Without keep_going the first failure raises with dbt's error text. Each step's new vars make
-    dbt parse the project again: the parsed Jinja templates are kept between the steps, as dbt
-    Labs' test fixtures keep them (a scheduler's task runs one dbt command per process).
+    Without keep_going the first failure raises with dbt's error text. The steps pass their
+    interval as event-time flags, so a step after the first keeps dbt's partial parsing; the
+    parsed Jinja templates are kept between the steps too, as dbt Labs' test fixtures keep them
+    (a scheduler's task runs one dbt command per process).
     """
     enable_test_caching()
     target = os.environ.get("DBT_TARGET", "local")
@@ -96,9 +99,8 @@ def dump(tables: list[str]) -> None:
         from pyspark.sql import SparkSession
 
         spark = SparkSession.builder.getOrCreate()
-    table_format = "iceberg" if "iceberg" in target else "delta"
     schema = os.environ.get("LAKEHOUSE_SCHEMA", "analytics")
-    print("DUMP " + json.dumps(dump_tables(spark, schema, tables, table_format)))
+    print("DUMP " + json.dumps(dump_tables(spark, schema, tables, table_format(target))))
 
 
 def main(argv: list[str]) -> int:

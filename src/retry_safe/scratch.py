@@ -2,8 +2,7 @@
 (retry_safe.bench.run) and for the tests' own models.
 
 Models, extra macros and seeds are given as strings and written under a folder of their own,
-with a dbt_project.yml that picks the table format from the target (Delta, or Iceberg for a
-target named *iceberg*). The strategy comes with the adapter (dbt/include/lakehouse/macros), as
+with a dbt_project.yml that takes the table format from the target's table_format. The strategy comes with the adapter (dbt/include/lakehouse/macros), as
 in any other dbt project. Run dbt on it with retry_safe.project.run_dbt(..., project_dir=root).
 """
 
@@ -20,10 +19,10 @@ model-paths: ["models"]
 macro-paths: ["macros"]
 models:
   scratch:
-    +file_format: "{{ 'iceberg' if 'iceberg' in target.name else 'delta' }}"
+    +file_format: "{{ target.table_format }}"
 seeds:
   scratch:
-    +file_format: "{{ 'iceberg' if 'iceberg' in target.name else 'delta' }}"
+    +file_format: "{{ target.table_format }}"
 """
 
 

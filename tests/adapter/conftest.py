@@ -18,25 +18,37 @@ from typing import Any
 
 import pytest
 import yaml
+from support import passes
+
+from retry_safe.project import EMBEDDED_TARGETS
+from retry_safe.project import table_format as table_format_of
 
 pytest_plugins = ["dbt.tests.fixtures.project"]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-FORMATS = {"local": "delta", "local_iceberg": "iceberg"}
+EMBEDDED = sorted(EMBEDDED_TARGETS.values())  # the embedded targets: local, local_iceberg
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--target",
         default=os.environ.get("DBT_TARGET", "local"),
-        choices=sorted(FORMATS),
+        choices=EMBEDDED,
         help="the project's target to run the suite on: local (Delta) or local_iceberg (Iceberg)",
     )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", passes.MARKER)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    passes.deselect_other_passes(config, items, config.getoption("--target"))
+
+
 @pytest.fixture(scope="session")
 def table_format(request: pytest.FixtureRequest) -> str:
-    return FORMATS[request.config.getoption("--target")]
+    return table_format_of(request.config.getoption("--target"))
 
 
 @pytest.fixture(scope="session")

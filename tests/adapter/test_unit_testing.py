@@ -1,9 +1,15 @@
-"""dbt-spark's tests/functional/adapter/unit_testing/test_unit_testing.py: dbt unit tests."""
+"""dbt-spark's tests/functional/adapter/unit_testing/test_unit_testing.py: dbt unit tests.
+
+A unit test selects the model's SQL over its given rows as literals and compares the result: it
+writes no table, and runs in one pass (support/passes.py).
+"""
 
 import pytest
 from dbt.tests.adapter.unit_testing.test_case_insensitivity import BaseUnitTestCaseInsensivity
 from dbt.tests.adapter.unit_testing.test_invalid_input import BaseUnitTestInvalidInput
 from dbt.tests.adapter.unit_testing.test_types import BaseUnitTestingTypes
+
+pytestmark = pytest.mark.format_independent
 
 
 class TestUnitTestingTypes(BaseUnitTestingTypes):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 # A scheduler's task is a short-lived JVM: C1 only starts it with about a third less CPU than
 # C1 + C2 (measured on a two-step cold run: 31 vs 51 CPU seconds). Users set the same through
 # LAKEHOUSE_JAVA_OPTIONS (profiles/profiles.yml); the tests' own long-lived JVM keeps C2.
@@ -18,15 +16,3 @@ SHORT_RUN_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m
 def step_env(**settings: str) -> dict[str, str]:
     """This process's environment for a step in a process of its own, plus `settings`."""
     return {**os.environ, "LAKEHOUSE_JAVA_OPTIONS": SHORT_RUN_JAVA_OPTIONS, **settings}
-
-
-# Tests whose processes are independent of the pytest process's table format (a standalone
-# cluster, a fresh virtual environment that builds both formats) run once per `make test`, in
-# this pass: without them the Iceberg pass ends minutes before the Delta pass.
-ONCE_PER_SUITE_TARGET = "local_iceberg"
-
-
-def once_per_suite(target: str) -> None:
-    """Skip unless this pytest process is the pass that runs the test for the whole suite."""
-    if target != ONCE_PER_SUITE_TARGET:
-        pytest.skip(f"runs once per suite, in the --target {ONCE_PER_SUITE_TARGET} pass")

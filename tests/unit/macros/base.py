@@ -14,7 +14,9 @@ and rendered against a small stub of dbt's context:
 - `adapter` answers the two adapter methods the idempotent_merge macros call with the
   adapter's own pure-Python code (determinism.py, interval.py);
 - `model` carries the unique_id, language and compiled_code the messages and the determinism
-  check read.
+  check read;
+- `var`, `invocation_args_dict` and `flags.WHICH` give the interval vars, the event-time flags
+  and the command, as dbt hands them to a model.
 
 Anything else a macro reaches for (run_query, statement, log, ...) is not stubbed: the macros
 rendered here are the SQL renderers and the config check, which run no query.
@@ -31,11 +33,12 @@ import jinja2
 from dbt.context.base import get_context_modules
 from dbt.context.exceptions_jinja import raise_compiler_error
 from dbt_common.clients.jinja import get_environment
+from dbt_common.exceptions import CompilationError
 from dbt_common.exceptions.macros import MacroReturn
 from dbt_common.utils.jinja import MACRO_PREFIX
 
 from dbt.adapters.lakehouse.determinism import find_nondeterministic
-from dbt.adapters.lakehouse.interval import parse_interval
+from dbt.adapters.lakehouse.interval import IntervalError, parse_interval, parse_run_interval
 from dbt.include import lakehouse
 
 MACRO_DIR = Path(lakehouse.PACKAGE_PATH) / "macros"
@@ -95,8 +98,18 @@ class StubAdapter:
         found = find_nondeterministic(code, language)
         return found.as_dict() if found else None
 
-    def parse_interval(self, who: str, start: object, end: object) -> dict:
-        return parse_interval(who, start, end).as_dict()
+    def parse_interval(
+        self,
+        who: str,
+        start: object,
+        end: object,
+        flag_start: object = None,
+        flag_end: object = None,
+    ) -> dict:
+        try:
+            return parse_run_interval(who, start, end, flag_start, flag_end).as_dict()
+        except IntervalError as problem:  # as LakehouseAdapter.parse_interval raises it
+            raise CompilationError(str(problem)) from None
 
 
 class Macros:
@@ -109,6 +122,8 @@ class Macros:
         compiled_code: str = "select 1 as id",
         language: str = "sql",
         variables: dict[str, Any] | None = None,
+        invocation_args: dict[str, Any] | None = None,
+        command: str = "run",
     ) -> None:
         env, defined_in = templates()
         variables = variables or {}
@@ -126,6 +141,9 @@ class Macros:
             "return": self._return,
             "execute": True,
             "var": lambda name, default=None: variables.get(name, default),
+            # dbt's invocation_args_dict (the event-time flags) and flags.WHICH (the command)
+            "invocation_args_dict": invocation_args or {},
+            "flags": SimpleNamespace(WHICH=command),
             **{name: functools.partial(self._call, name) for name in defined_in},
         }
         for template in set(defined_in.values()):

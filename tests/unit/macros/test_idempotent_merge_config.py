@@ -173,12 +173,13 @@ def test_the_callers_problems_the_model_code_and_a_missing_interval_in_one_error
         "  - the model code uses the non-deterministic function current_timestamp() in"
         ' "select id, order_date, current_timestamp() as loaded_at from orders". A retry would'
         " compute it again and get another value: a key built from it matches no existing row"
-        " and inserts the rows a second time. Take times from the interval (the vars"
-        " data_interval_start / data_interval_end; dbt.interval in Python models) or from the"
+        " and inserts the rows a second time. Take times from the interval"
+        " (interval_bounds() / in_interval(); dbt.interval in Python models) or from the"
         " source rows, and keys from stable columns. If only non-key columns may change on a"
         " rerun, set allow_nondeterministic_model=true.\n"
         "  - interval_column is set, but no interval was given. Pass the interval to reconcile,"
-        ' e.g. --vars \'{data_interval_start: "2026-10-03", data_interval_end:'
+        " e.g. --event-time-start 2026-10-03 --event-time-end 2026-10-04, or"
+        ' --vars \'{data_interval_start: "2026-10-03", data_interval_end:'
         ' "2026-10-04"}\'.'
     )
 

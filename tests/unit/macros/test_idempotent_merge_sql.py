@@ -686,3 +686,166 @@ def test_composite_key_matches_null_safely_and_the_interval_in_the_key_bounds_th
         )
         """
     )
+
+
+def test_an_interval_outside_the_key_bounds_only_the_deletes():
+    """An orders-like model keyed by order_id whose interval column (file_date) is not part of
+    the key: a key whose row moved to another interval must still match, so neither the ON
+    clause nor the target rows joined are bounded by the interval (the whole table is joined);
+    only the delete markers are, so rows of other intervals are never deleted."""
+    config = {
+        "unique_key": "order_id",
+        "version_column": "updated_at",
+        "interval_column": "file_date",
+        "delete_missing_in_interval": True,
+    }
+    changes, merge = render(
+        config,
+        ["order_id", "file_date", "status", "updated_at"],
+        {"order_id": "int", "file_date": "date", "status": "string", "updated_at": "timestamp"},
+        bounds=interval("2026-10-03", "2026-10-04"),
+    )
+    assert changes == normalize(
+        """
+        with source_newest as (
+            select
+                order_id, file_date, status, updated_at,
+                true as dbt_im_exists
+            from (
+                select order_id, file_date, status, updated_at
+                from (
+                    select
+                        order_id, file_date, status, updated_at,
+                        row_number() over (
+                            partition by order_id
+                            order by updated_at desc
+                        ) as dbt_im_rank
+                    from m__dbt_tmp
+                ) as ranked_source
+                where dbt_im_rank = 1
+            ) as newest
+        ),
+
+        target_in_scope as (
+            select
+                order_id, file_date, status, updated_at,
+                true as dbt_im_exists
+            from analytics.m as target
+        ),
+
+        classified as (
+            select
+                case when source.dbt_im_exists then source.order_id else target.order_id end
+                    as order_id,
+                source.file_date,
+                source.status,
+                source.updated_at,
+                case
+                    when target.dbt_im_exists is null then 'insert'
+                    when source.dbt_im_exists is null
+                        and (
+                            target.file_date >= date'2026-10-03'
+                            and target.file_date < date'2026-10-04'
+                        )
+                        then 'delete'
+                    when source.dbt_im_exists is null then null
+                    when source.updated_at > target.updated_at
+                        and not (
+                            source.file_date <=> target.file_date
+                            and source.status <=> target.status
+                            and source.updated_at <=> target.updated_at
+                        )
+                        then 'update'
+                end as dbt_im_op
+            from source_newest as source
+            full outer join target_in_scope as target
+                on target.order_id <=> source.order_id
+        )
+
+        select * from classified
+        where dbt_im_op is not null
+        """
+    )
+    assert merge == normalize(
+        """
+        merge into analytics.m as target
+        using m__dbt_changes as source
+            on target.order_id <=> source.order_id
+        when matched and source.dbt_im_op = 'delete' then delete
+        when matched and source.dbt_im_op = 'update' and source.updated_at > target.updated_at
+            then update set
+                target.file_date = source.file_date,
+                target.status = source.status,
+                target.updated_at = source.updated_at
+        when not matched and source.dbt_im_op = 'insert' then insert (
+            order_id, file_date, status, updated_at
+        ) values (
+            source.order_id, source.file_date, source.status, source.updated_at
+        )
+        """
+    )
+
+
+def test_skip_unchanged_false_updates_every_matched_key():
+    """skip_unchanged: false, no version: every key the source holds is an update, changed or
+    not (the row is rewritten on every run, as dbt-spark's merge does)."""
+    changes, merge = render(
+        {"unique_key": "id", "skip_unchanged": False},
+        ["id", "name"],
+        {"id": "int", "name": "string"},
+    )
+    assert changes == normalize(
+        """
+        with source_newest as (
+            select
+                id, name,
+                true as dbt_im_exists
+            from (
+                select id, name
+                from (
+                    select
+                        id, name,
+                        row_number() over (
+                            partition by id
+                            order by 1
+                        ) as dbt_im_rank
+                    from m__dbt_tmp
+                ) as ranked_source
+                where dbt_im_rank = 1
+            ) as newest
+        ),
+
+        target_in_scope as (
+            select
+                id, name,
+                true as dbt_im_exists
+            from analytics.m as target
+        ),
+
+        classified as (
+            select
+                case when source.dbt_im_exists then source.id else target.id end as id,
+                source.name,
+                case
+                    when target.dbt_im_exists is null then 'insert'
+                    when true then 'update'
+                end as dbt_im_op
+            from source_newest as source
+            left join target_in_scope as target
+                on target.id <=> source.id
+        )
+
+        select * from classified
+        where dbt_im_op is not null
+        """
+    )
+    assert merge == normalize(
+        """
+        merge into analytics.m as target
+        using m__dbt_changes as source
+            on target.id <=> source.id
+        when matched and source.dbt_im_op = 'update' then update set target.name = source.name
+        when not matched and source.dbt_im_op = 'insert' then insert (id, name)
+            values (source.id, source.name)
+        """
+    )

@@ -35,7 +35,8 @@ TABLE_FORMATS = ("delta", "iceberg")
 @dataclass
 class LakehouseCredentials(SparkCredentials):
     method: LakehouseConnectionMethod = None  # type: ignore[assignment]
-    # connect: the table format the target writes, checked against the server's catalog
+    # the table format the target writes (delta or iceberg): target.table_format for the
+    # project's file_format; connect checks it against the server's catalog
     table_format: str | None = None
 
     def __post_init__(self) -> None:
@@ -50,6 +51,10 @@ class LakehouseCredentials(SparkCredentials):
     @property
     def type(self) -> str:
         return "lakehouse"
+
+    def _connection_keys(self) -> tuple[str, ...]:
+        # table_format reaches projects as target.table_format (dbt_project.yml's file_format)
+        return (*super()._connection_keys(), "table_format")
 
 
 class LakehouseConnectionManager(SparkConnectionManager):

@@ -10,7 +10,7 @@ from dbt.adapters.base import BaseRelation, PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.lakehouse import determinism, ledger, listing, show
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
-from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_interval
+from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_run_interval
 from dbt.adapters.lakehouse.metastore_settings import with_session_defaults
 from dbt.adapters.lakehouse.python_submissions import SessionPythonJobHelper
 from dbt.adapters.lakehouse.relations import with_iceberg_detected
@@ -50,12 +50,21 @@ class LakehouseAdapter(SparkAdapter):
         return ["append", "merge", "insert_overwrite", "microbatch", "idempotent_merge"]
 
     @available
-    def parse_interval(self, who: str, start: object, end: object) -> dict:
+    def parse_interval(
+        self,
+        who: str,
+        start: object,
+        end: object,
+        flag_start: object = None,
+        flag_end: object = None,
+    ) -> dict:
         """The interval [start, end) in UTC as {'start', 'end', 'whole_days'}; the one parser
-        (interval.py), cached per pair of values. A missing, malformed or reversed value raises
-        a compilation error naming `who` (the model) and the fix."""
+        (interval.py), cached per pair of values. flag_start / flag_end: dbt's event-time
+        flags, which win over start / end (the vars) and must agree with them when both are
+        given. A missing, malformed, reversed or contradictory value raises a compilation
+        error naming `who` (the model) and the fix."""
         try:
-            return parse_interval(who, start, end).as_dict()
+            return parse_run_interval(who, start, end, flag_start, flag_end).as_dict()
         except IntervalError as problem:
             raise CompilationError(str(problem)) from None
 

@@ -1,12 +1,20 @@
 """The one parser of the interval a run reconciles: half-open [start, end), in UTC.
 
-The interval reaches dbt as the vars ``data_interval_start`` / ``data_interval_end`` (or, for
-microbatch models, dbt's own batch bounds). A value is an ISO-8601 date (``2026-10-03``) or
-timestamp (``2026-10-03T00:00:00Z``, ``2026-10-03 02:00:00+02:00``; no offset means UTC), as
-text or as the date / datetime YAML makes of an unquoted ``2026-10-03`` in ``--vars``.
-Anything else is refused with a message naming the model, the value and the fix. The macros
-(``interval_bounds``) and the Python models (``dbt.interval``) both get their bounds here; a
-parse is cached, so a model run parses its interval once however many macros ask for it.
+The interval reaches dbt in one of two ways (or, for microbatch models, as dbt's own batch
+bounds):
+
+- dbt's event-time flags ``--event-time-start`` / ``--event-time-end`` (preferred): they are
+  not vars, so a new interval keeps dbt's partial parsing (new ``--vars`` make dbt parse the
+  whole project again). dbt checks them itself (both given, start before end) and hands them
+  over as datetimes without a time zone, which mean UTC;
+- the vars ``data_interval_start`` / ``data_interval_end``: an ISO-8601 date (``2026-10-03``)
+  or timestamp (``2026-10-03T00:00:00Z``, ``2026-10-03 02:00:00+02:00``; no offset means
+  UTC), as text or as the date / datetime YAML makes of an unquoted ``2026-10-03``.
+
+Both at once must name the same interval. Anything else is refused with a message naming the
+model, the value and the fix. The macros (``interval_bounds``) and the Python models
+(``dbt.interval``) both get their bounds here; a parse is cached, so a model run parses its
+interval once however many macros ask for it.
 """
 
 from __future__ import annotations
@@ -16,7 +24,16 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-EXAMPLE = 'dbt run --vars \'{data_interval_start: "2026-10-03", data_interval_end: "2026-10-04"}\''
+FLAGS_EXAMPLE = "dbt run --event-time-start 2026-10-03 --event-time-end 2026-10-04"
+VARS_EXAMPLE = (
+    'dbt run --vars \'{data_interval_start: "2026-10-03", data_interval_end: "2026-10-04"}\''
+)
+# What to pass when the interval is missing: both ways, the preferred one first.
+EXAMPLE = (
+    f"  {FLAGS_EXAMPLE}\n"
+    "(dbt's event-time flags: a new interval keeps dbt's partial parsing), or\n"
+    f"  {VARS_EXAMPLE}"
+)
 _ISO = re.compile(
     r"^([0-9]{4})-([0-9]{2})-([0-9]{2})"
     r"(?:[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,6}))?)?)?"
@@ -77,13 +94,20 @@ def parse_instant(value: object) -> datetime | None:
 
 @functools.lru_cache(maxsize=256)
 def _parse(raw_start: object, raw_end: object) -> Interval:
+    if _missing(raw_start) and _missing(raw_end):
+        raise IntervalError(
+            "no interval was given (neither --event-time-start / --event-time-end nor the vars "
+            "data_interval_start / data_interval_end).\n"
+            "Pass the interval to reconcile, half-open [start, end), e.g.\n"
+            f"{EXAMPLE}"
+        )
     bounds = {}
     for name, raw in (("data_interval_start", raw_start), ("data_interval_end", raw_end)):
-        if raw is None or str(raw).strip() == "":
+        if _missing(raw):
             raise IntervalError(
                 f"the var {name} is missing.\n"
                 "Pass the interval to reconcile, half-open [start, end), e.g.\n"
-                f"  {EXAMPLE}"
+                f"{EXAMPLE}"
             )
         moment = parse_instant(raw)
         if moment is None:
@@ -111,9 +135,42 @@ def parse_interval(who: str, raw_start: object, raw_end: object) -> Interval:
         raise IntervalError(f"{who}: {problem}") from None
 
 
+def parse_run_interval(
+    who: str,
+    var_start: object,
+    var_end: object,
+    flag_start: object = None,
+    flag_end: object = None,
+) -> Interval:
+    """The interval of a run: from dbt's event-time flags when given, else from the vars.
+
+    Given both ways, they must name the same interval: a scheduler that passes both and lets
+    them drift apart would otherwise reconcile one and record the other.
+    """
+    if flag_start is None and flag_end is None:
+        return parse_interval(who, var_start, var_end)
+    flags = parse_interval(who, flag_start, flag_end)
+    if var_start is None and var_end is None:
+        return flags
+    given = parse_interval(who, var_start, var_end)
+    if given != flags:
+        raise IntervalError(
+            f"{who}: the event-time flags give the interval [{flags.start.isoformat()}, "
+            f"{flags.end.isoformat()}), the vars data_interval_start / data_interval_end "
+            f"[{given.start.isoformat()}, {given.end.isoformat()}).\n"
+            "Pass the interval one way: the flags --event-time-start / --event-time-end "
+            "(preferred), or the vars."
+        )
+    return flags
+
+
 def parse_count() -> int:
     """How many intervals were really parsed in this process (cache misses)."""
     return _parse.cache_info().misses
+
+
+def _missing(value: object) -> bool:
+    return value is None or str(value).strip() == ""
 
 
 def _hashable(value: object) -> object:

@@ -92,7 +92,8 @@
     {%- if interval_column and bounds is none -%}
         {%- set problem -%}
             interval_column is set, but no interval was given. Pass the interval to reconcile,
-            e.g. --vars '{data_interval_start: "2026-10-03", data_interval_end: "2026-10-04"}'.
+            e.g. --event-time-start 2026-10-03 --event-time-end 2026-10-04, or
+            --vars '{data_interval_start: "2026-10-03", data_interval_end: "2026-10-04"}'.
         {%- endset -%}
         {%- do problems.append(problem) -%}
     {%- endif -%}

@@ -29,7 +29,7 @@
         {%- endif -%}
     {%- endset -%}
     {%- set example_begin = begin.strftime('%Y-%m-%d') if begin is not none else '<first day>' -%}
-    {%- set example_end = bounds.end.strftime('%Y-%m-%d') if bounds.whole_days else bounds.end.isoformat() -%}
+    {%- set example_end = bounds.end.strftime('%Y-%m-%d') if bounds.whole_days else bounds.end.strftime('%Y-%m-%dT%H:%M:%S') -%}
     {%- set headline -%}
         --full-refresh would rebuild {{ existing }} from the interval
         [{{ bounds.start.isoformat() }}, {{ bounds.end.isoformat() }}) only, dropping the rows
@@ -37,7 +37,7 @@
     {%- endset -%}
     {%- set fix -%}
 Rebuild the whole history:
-  dbt run --select +{{ model.name }} --full-refresh --vars '{data_interval_start: "{{ example_begin }}", data_interval_end: "{{ example_end }}"}'
+  dbt run --select +{{ model.name }} --full-refresh --event-time-start {{ example_begin }} --event-time-end {{ example_end }}
 To reload one interval, run it again without --full-refresh: that is always safe.
     {%- endset -%}
     {%- do idempotent_merge_raise(headline.split() | join(' '), [problem], fix=fix) -%}

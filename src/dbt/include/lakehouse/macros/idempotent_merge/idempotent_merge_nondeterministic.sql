@@ -20,8 +20,8 @@
                 {%- if setting == 'the model code' %}
                 A retry would compute it again and get another value: a key built from it
                 matches no existing row and inserts the rows a second time. Take times from
-                the interval (the vars data_interval_start / data_interval_end; dbt.interval in
-                Python models) or from the source rows, and keys from stable columns. If only
+                the interval (interval_bounds() / in_interval(); dbt.interval in Python
+                models) or from the source rows, and keys from stable columns. If only
                 non-key columns may change on a rerun, set allow_nondeterministic_model=true.
                 {%- else %}
                 A retry would evaluate it again, match no existing row and insert duplicates.

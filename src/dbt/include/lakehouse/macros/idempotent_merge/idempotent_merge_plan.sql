@@ -8,9 +8,8 @@
         model's columns are known, on a first load), 'rebuild' (--full-refresh or a view: the
         CREATE may replace)}; idempotent_merge_run takes it from there.
     -#}
-    {%- set has_vars = var('data_interval_start', none) is not none or var('data_interval_end', none) is not none -%}
     {%- set microbatch = config.get('incremental_strategy') == 'microbatch' -%}
-    {%- set bounds = interval_bounds() if has_vars or microbatch or config.get('interval_column') else none -%}
+    {%- set bounds = interval_bounds() if interval_given() or microbatch or config.get('interval_column') else none -%}
     {%- set plan = {'bounds': bounds, 'table': none, 'cfg': none, 'rebuild': rebuild} -%}
     {%- if existing is not none and rebuild -%}
         {%- do idempotent_merge_full_refresh_check(existing, bounds) -%}

@@ -9,9 +9,7 @@
         interval, and the vars would be silently ignored.
     -#}
     {%- set batch = model.batch -%}
-    {%- set has_vars = var('data_interval_start', none) is not none or var('data_interval_end', none) is not none -%}
-    {%- set has_flags = invocation_args_dict.get('event_time_start') is not none -%}
-    {%- if has_vars and not has_flags and flags.WHICH in ['run', 'build'] -%}
+    {%- if interval_given('vars') and not interval_given('flags') and flags.WHICH in ['run', 'build'] -%}
         {% set msg %}
 {{ model.unique_id }} is a microbatch model: it takes its interval from dbt's batches, not from the vars data_interval_start / data_interval_end, which would be ignored (dbt would load the batches around now instead).
 Pass the same interval as event-time flags, end exclusive:

@@ -4,10 +4,9 @@
         adapter's version overrides dbt-core's empty one). It hands the model the interval
         parsed by interval_bounds() (the one parser), as dbt.interval with UTC datetimes .start
         and .end, so Python models filter exactly like SQL models. A model that never reads
-        dbt.interval does not need the vars; one that does gets the usual message without them.
+        dbt.interval does not need an interval; one that does gets the usual message without it.
     -#}
-    {%- set has_vars = var('data_interval_start', none) is not none or var('data_interval_end', none) is not none -%}
-    {%- set b = interval_bounds() if has_vars else none %}
+    {%- set b = interval_bounds() if interval_given() else none %}
 import datetime as _dbt_datetime
 
 
@@ -20,8 +19,9 @@ class _DbtInterval:
 
     def __getattr__(self, name):
         raise RuntimeError(
-            "{{ this }}: the vars data_interval_start / data_interval_end are missing. "
-            "Pass them with --vars '{data_interval_start: \"2026-10-03\", data_interval_end: \"2026-10-04\"}'"
+            "{{ this }}: no interval was given (dbt.interval). Pass it with "
+            "--event-time-start 2026-10-03 --event-time-end 2026-10-04, or with "
+            "--vars '{data_interval_start: \"2026-10-03\", data_interval_end: \"2026-10-04\"}'"
         )
 {%- endif %}
 
