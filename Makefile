@@ -5,9 +5,11 @@
 #   make check  ruff, sqlfluff and the tests that need no JVM (tests/unit): budget 2 minutes
 #   make test   installs what it needs, runs `make check`, then every test on Delta (target
 #               local) and on Iceberg (target local_iceberg) in parallel: budget 30 minutes
-#   make serve  (make serve-iceberg) one lakehouse server on the same tables: dbt through Spark
-#               Connect (DBT_TARGET=server / server_iceberg), analysts and BI tools through
-#               JDBC (read-only) and the Spark Connect Python client; Ctrl-C stops it
+#   make serve  (make serve-iceberg) one lakehouse server on the same tables (the package's
+#               `lakehouse serve --target local`): dbt through Spark Connect (DBT_TARGET=server /
+#               server_iceberg), analysts and BI tools through JDBC (read-only) and the Spark
+#               Connect Python client; Ctrl-C stops it
+#   make wheel  the dbt-lakehouse wheel (the product only) into dist/
 #   make docs   generates dbt's docs site with its catalog and serves it on localhost:8080
 #   make bench  re-merges one day of a 3M-row table on Delta, then Iceberg (each its own JVM),
 #               four contenders x three cases; writes docs/benchmarks/ (BENCH_ARGS passes options,
@@ -20,7 +22,6 @@ STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
 export DBT_PROFILES_DIR := $(CURDIR)/profiles
-export LAKEHOUSE_CONF_DIR := $(CURDIR)/conf
 export LAKEHOUSE_HOME ?= $(CURDIR)/.lakehouse
 export LAKEHOUSE_JARS_DIR ?= $(CURDIR)/.jars
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
@@ -33,29 +34,27 @@ ADAPTER_ARGS ?= $(if $(PYTEST_ARGS),,tests/adapter)
 ADAPTER_PYTEST = $(BIN)/python -m pytest -q -c tests/adapter/pytest.ini
 
 .PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench \
-	serve serve-iceberg docs bench-server clean
+	serve serve-iceberg docs bench-server wheel clean
 
-$(STAMP): pyproject.toml requirements.lock
+# The product (dbt-lakehouse, src/) and the repository's tooling (retry-safe-tools, tools/),
+# both editable, over the locked dependencies.
+$(STAMP): pyproject.toml setup.py tools/pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.lock
-	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/pip install --quiet --no-deps -e . -e tools
 	touch $(STAMP)
 
-# The Delta and Iceberg jars pinned in pyproject.toml, into $(LAKEHOUSE_JARS_DIR)/<format>/:
-# downloaded and verified once, a no-op (no network) while the folder is complete.
-# Also the lakehouse server's Java classes (read-only JDBC, the JDBC password), compiled with
-# the JDK's javac into $(LAKEHOUSE_JARS_DIR)/server/: a no-op while up to date. Only the server
-# needs them (it compiles them itself when it starts, or says that a JDK is missing), so a
-# machine with a Java runtime only still installs and runs everything else.
+# The Delta and Iceberg jars pinned in the package, into $(LAKEHOUSE_JARS_DIR)/<format>/ (this
+# repository keeps them in .jars; a user's default is a per-user cache): downloaded and verified
+# once by the package's own command, a no-op (no network) while the folders are complete.
 jars: $(STAMP)
-	@$(BIN)/python -m retry_safe.jars
-	-@$(BIN)/python -m retry_safe.server_classes
+	@$(BIN)/lakehouse jars
 
 install: $(STAMP) jars
 
 java: install
-	@$(BIN)/python -m retry_safe.java_check
+	@$(BIN)/lakehouse java
 
 demo: java
 	$(BIN)/python -m retry_safe.demo
@@ -64,8 +63,8 @@ demo-iceberg: java
 	DBT_TARGET=local_iceberg $(BIN)/python -m retry_safe.demo
 
 lint: install
-	$(BIN)/ruff check src tests models
-	$(BIN)/ruff format --check src tests models
+	$(BIN)/ruff check src tools tests models setup.py
+	$(BIN)/ruff format --check src tools tests models setup.py
 	$(BIN)/sqlfluff lint models
 
 # Everything that needs no JVM, first: a broken render or a lint error fails in a minute.
@@ -108,14 +107,15 @@ soak: java
 		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py \
 		tests/test_server.py
 
-# SERVE_ARGS: --bind ADDRESS --connect-port N --thrift-port N (a non-loopback address needs
-# LAKEHOUSE_SERVER_TOKEN and LAKEHOUSE_THRIFT_PASSWORD in the environment)
+# The package's server for this project's embedded targets. SERVE_ARGS: --bind ADDRESS
+# --connect-port N --thrift-port N (a non-loopback address needs LAKEHOUSE_SERVER_TOKEN and
+# LAKEHOUSE_THRIFT_PASSWORD in the environment)
 SERVE_ARGS ?=
 serve: java
-	$(BIN)/python -m retry_safe.server delta $(SERVE_ARGS)
+	$(BIN)/lakehouse serve --target local $(SERVE_ARGS)
 
 serve-iceberg: java
-	$(BIN)/python -m retry_safe.server iceberg $(SERVE_ARGS)
+	$(BIN)/lakehouse serve --target local_iceberg $(SERVE_ARGS)
 
 # dbt's docs site: the catalog (every model's columns) read from the tables of DBT_TARGET
 # (local by default; server / server_iceberg while a server runs), then served on port 8080.
@@ -140,5 +140,11 @@ bench: java $(BENCH_STAMP)
 bench-server: java
 	$(BIN)/python -m retry_safe.bench.server
 
+# The product's wheel: the adapter, its macros, the server (its Java classes compiled, which
+# needs the JDK) and the `lakehouse` command; never the tooling in tools/.
+wheel: install
+	$(BIN)/pip wheel --quiet --no-build-isolation --no-deps -w dist .
+	@ls dist/dbt_lakehouse-*.whl
+
 clean:
-	rm -rf .lakehouse target logs
+	rm -rf .lakehouse target logs build dist

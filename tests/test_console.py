@@ -16,8 +16,8 @@ from dbt.adapters.lakehouse.jvm import filtered_child_stderr
 from retry_safe.project import run_module
 
 # What reaches the console cannot depend on the table format (the JVM's logging, the filter):
-# one pass runs these.
-pytestmark = pytest.mark.format_independent
+# one pass runs these, the Iceberg one, which runs fewer format-independent tests.
+pytestmark = pytest.mark.format_independent(run_in="local_iceberg")
 
 DBT_LINE = re.compile(r"^(\x1b\[0m)?\d\d:\d\d:\d\d  ")
 
@@ -60,7 +60,7 @@ TROUBLE = re.compile(r" ERROR |^\s+at [\w$.]+\(|^Caused by: ")
 def test_dbt_runs_print_only_dbt_lines(tmp_path, target):
     """A fresh process: JVM start, metastore creation, seeds, one incremental model, then the
     orders pipeline twice, so its Python table model stg_order_change_lines is replaced (on
-    Delta that logged a metastore ERROR with a Java stack trace: metastore_settings.py)."""
+    Delta that logged a metastore ERROR with a Java stack trace: session_settings.py)."""
     env = step_env(
         DBT_TARGET=target,
         LAKEHOUSE_HOME=str(tmp_path / "lakehouse"),

@@ -9,6 +9,7 @@ from typing import Any
 from dbt_common.invocation import get_invocation_id
 
 from retry_safe.project import interval_flags, run_dbt
+from retry_safe.tables import commits
 
 MODEL = "model.retry_safe.f1_drivers_merge"
 
@@ -22,26 +23,6 @@ class Messages:
     def __call__(self, event: Any) -> None:
         if event.info.name == "JinjaLogInfo":
             self.texts.append(event.info.msg)
-
-
-def commit_ids(spark: Any, relation: str, table_format: str) -> list[str]:
-    """The table's commits, oldest first: Delta versions, Iceberg snapshot ids."""
-    if table_format == "iceberg":
-        query = f"select snapshot_id from {relation}.snapshots order by committed_at"
-        return [str(r["snapshot_id"]) for r in spark.sql(query).collect()]
-    history = spark.sql(f"describe history {relation}").collect()
-    return sorted((str(r["version"]) for r in history), key=int)
-
-
-def commit_metadata(spark: Any, relation: str, table_format: str) -> list[dict | None]:
-    """The ledger entry of each commit, oldest first, read straight from the format's metadata."""
-    if table_format == "iceberg":
-        query = f"select summary from {relation}.snapshots order by committed_at"
-        values = [r["summary"].get("lakehouse.ledger") for r in spark.sql(query).collect()]
-    else:
-        history = spark.sql(f"describe history {relation}").collect()
-        values = [r["userMetadata"] for r in sorted(history, key=lambda r: r["version"])]
-    return [json.loads(v) if v else None for v in values]
 
 
 def listing(target: str) -> list[str]:
@@ -67,7 +48,8 @@ def test_ledger_lists_loaded_days_their_commits_and_the_gap(spark, target, schem
     rerun = get_invocation_id()
     assert len({first, second, rerun}) == 3
 
-    assert commit_metadata(spark, relation, table_format) == [
+    history = commits(spark, relation, table_format)
+    assert [json.loads(commit["ledger"]) if commit["ledger"] else None for commit in history] == [
         {
             "model": MODEL,
             "interval_start": "2026-11-01T00:00:00+00:00",
@@ -83,7 +65,7 @@ def test_ledger_lists_loaded_days_their_commits_and_the_gap(spark, target, schem
             "load": "merge",
         },
     ]
-    ids = commit_ids(spark, relation, table_format)
+    ids = [commit["version"] for commit in history]
     if table_format == "delta":
         assert ids == ["0", "1"]
     label = "snapshot" if table_format == "iceberg" else "version"

@@ -23,6 +23,7 @@ from support.tables import rows
 
 from retry_safe.project import configure_environment, describe_failure, interval_vars, run_dbt
 from retry_safe.scratch import write_project
+from retry_safe.tables import commits
 
 EVENTS_CSV = """\
 id,event_date,amount
@@ -156,7 +157,7 @@ def test_a_failed_batch_leaves_its_day_untouched_and_dbt_retry_runs_it_alone(
     # the ledger: day 2 from the retry, days 1 and 3 from the partial run. The first run made
     # commits 0-2 (create day 1, days 2 and 3), the partial run 3 (day 1) and 4 (day 3), the
     # retry 5 (day 2).
-    ids = commit_ids(spark, table, table_format)
+    ids = [commit["version"] for commit in commits(spark, table, table_format)]
     label = "snapshot" if table_format == "iceberg" else "version"
     ledger = Messages()
     operation = ["run-operation", "lakehouse_intervals", "--args", "{model: daily_amounts}"]
@@ -169,15 +170,6 @@ def test_a_failed_batch_leaves_its_day_untouched_and_dbt_retry_runs_it_alone(
         f"  loaded  [2026-11-03T00:00:00Z, 2026-11-04T00:00:00Z)  {label} {ids[4]}"
         f"  invocation {partial_id}",
     ]
-
-
-def commit_ids(spark, relation: str, table_format: str) -> list[str]:
-    """The table's commits, oldest first: Delta versions, Iceberg snapshot ids."""
-    if table_format == "iceberg":
-        query = f"select snapshot_id from {relation}.snapshots order by committed_at"
-        return [str(r["snapshot_id"]) for r in spark.sql(query).collect()]
-    history = spark.sql(f"describe history {relation}").collect()
-    return sorted((str(r["version"]) for r in history), key=int)
 
 
 # The killed run's own process: dbt build (seed, then the model's three batches) on its own

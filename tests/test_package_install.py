@@ -1,45 +1,58 @@
-"""The adapter installs into any dbt project, as a dbt user installs it.
+"""The acceptance test of the product: dbt-lakehouse installed from its wheel alone, as a data team
+adds it to their own dbt project on a machine where this repository was never cloned.
 
-A wheel of this package is built from a copy of its sources and installed (not editable) into a
-fresh virtual environment with the pinned versions of requirements.lock as constraints. That
-environment's own `dbt init` creates a brand-new project and its `type: lakehouse` profile
-outside this repository, answering the questions of the adapter's profile_template.yml; the
-project gets one SQL and one Python idempotent_merge model over inline rows, and its `dbt run`
-(a process of its own, its own JVM and metastore) runs twice: the first run writes exactly the
-rows below, the second commits nothing to either table. One environment serves a Delta project
-and an Iceberg project; the test runs once per suite (tests/conftest.py, format_independent).
+The wheel is built from a copy of pyproject.toml, setup.py and src/ (the tooling in tools/ must
+not be in it), then installed (not editable) into a fresh virtual environment in a temporary
+folder, with the pinned versions of requirements.lock as constraints. Every command then runs
+from that environment with a fresh HOME and no variable pointing into the checkout: no
+DBT_PROFILES_DIR, no LAKEHOUSE_HOME, no LAKEHOUSE_JARS_DIR (the per-user cache is the default);
+only a short run's JVM options (LAKEHOUSE_JAVA_OPTIONS) are set, to save CPU. For each table
+format:
 
-The tables are read from their folders: the project's embedded metastore belongs to its own
-process. A Delta commit is a `_delta_log/<version>.json` (its live data files: the log's `add`
-actions less its `remove` actions); an Iceberg commit is a snapshot of the table's current
-`metadata/<sequence>-<uuid>.metadata.json`.
+1. `lakehouse jars` finds the cache complete (it was filled from this repository's verified
+   jars, so the test needs no network; the download itself is tested in tests/unit/test_jars.py)
+   and says so;
+2. `dbt init` creates a project and its profile in ~/.dbt, answering the adapter's questions as a
+   user types them: a session target with only type, method, table_format, schema, threads;
+3. `dbt build` of one SQL and one Python idempotent_merge model and their data tests over two
+   days given as event-time flags; the same build again commits nothing;
+4. `lakehouse serve` of that project's target; `dbt run --target server` (the target the banner
+   describes) loads the third day through it; beeline (JDBC) and the Spark Connect Python client
+   read the tables; an analyst's DROP TABLE is refused; Ctrl-C stops the server, exit 0, both
+   ports free.
+
+It runs once per suite (the environment serves both formats), in the Iceberg pass.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 import zipfile
-from datetime import datetime
-from decimal import Decimal
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 from support.processes import SHORT_RUN_JAVA_OPTIONS
 
-# One environment builds a Delta and an Iceberg project: whichever pass runs it, once per suite,
-# in the Iceberg pass (it balances the two passes).
+from dbt.adapters.lakehouse.jars import jars_root
+
 pytestmark = [pytest.mark.slow, pytest.mark.format_independent(run_in="local_iceberg")]
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-SCHEMA = "shop"
 FORMAT_CHOICES = {"delta": 1, "iceberg": 2}  # the order of profile_template.yml's choices
-T1 = datetime(2026, 10, 1, 9, 0)
-T2 = datetime(2026, 10, 2, 9, 0)
+DAYS_1_2 = ["--event-time-start", "2026-10-01", "--event-time-end", "2026-10-03"]
+DAY_3 = ["--event-time-start", "2026-10-03", "--event-time-end", "2026-10-04"]
+READY = "Stop with Ctrl-C."
 
 ORDERS_SQL = """\
 {{
@@ -48,23 +61,40 @@ ORDERS_SQL = """\
         incremental_strategy='idempotent_merge',
         unique_key='order_id',
         version_column='updated_at',
+        interval_column='updated_at',
     )
 }}
 
--- order 1 twice: the newer version (shipped) is the one kept
-select
-    order_id,
-    status,
-    cast(amount as decimal(10, 2)) as amount,
-    cast(updated_at as timestamp) as updated_at
-from values
-    (1, 'placed', 10.50, '2026-10-01 09:00:00'),
-    (1, 'shipped', 10.50, '2026-10-02 09:00:00'),
-    (2, 'placed', 20.00, '2026-10-01 09:00:00'),
-    (3, 'placed', 5.25, '2026-10-01 09:00:00') as source (order_id, status, amount, updated_at)
-"""
+-- order 1 twice on day 2: the newer version (shipped) is the one kept
+with changes as (
+    select
+        order_id,
+        status,
+        cast(amount as decimal(10, 2)) as amount,
+        cast(updated_at as timestamp) as updated_at
+    from values
+        (1, 'placed', 10.50, '2026-10-01 09:00:00'),
+        (1, 'shipped', 10.50, '2026-10-02 09:00:00'),
+        (1, 'packed', 10.50, '2026-10-02 08:00:00'),
+        (2, 'placed', 20.00, '2026-10-01 09:00:00'),
+        (3, 'placed', 5.25, '2026-10-02 10:00:00'),
+        (2, 'cancelled', 20.00, '2026-10-03 11:00:00'),
+        (4, 'placed', 7.00, '2026-10-03 12:00:00')
+        as source (order_id, status, amount, updated_at)
+)
 
-STATUS_TOTALS_PY = """\
+select * from changes
+where {{ in_interval('updated_at') }}
+"""
+ORDERS_YML = """\
+version: 2
+models:
+  - name: orders
+    columns:
+      - name: order_id
+        data_tests: [unique, not_null]
+"""
+DAILY_TOTALS_PY = """\
 from pyspark.sql import functions as F
 
 
@@ -72,27 +102,35 @@ def model(dbt, session):
     dbt.config(
         materialized="incremental",
         incremental_strategy="idempotent_merge",
-        unique_key="status",
+        unique_key="day",
+        interval_column="day",
+        delete_missing_in_interval=True,
     )
-    orders = dbt.ref("orders")
-    return orders.groupBy("status").agg(
-        F.count("*").alias("orders"),
-        F.sum("amount").alias("amount"),
+    start, end = dbt.interval.start, dbt.interval.end
+    orders = dbt.ref("orders").withColumn("day", F.to_date("updated_at"))
+    in_interval = (F.col("day") >= F.lit(start.date())) & (F.col("day") < F.lit(end.date()))
+    return orders.filter(in_interval).groupBy("day").agg(
+        F.count("*").alias("orders"), F.sum("amount").alias("amount")
     )
 """
-
-EXPECTED_ORDERS = [
-    (1, "shipped", Decimal("10.50"), T2),
-    (2, "placed", Decimal("20.00"), T1),
-    (3, "placed", Decimal("5.25"), T1),
+# Worked out by hand from the values above: days 1 and 2 built embedded, then day 3 through
+# the server.
+ORDERS_DAYS_1_3 = [
+    "1,shipped,10.50,2026-10-02 09:00:00",
+    "2,cancelled,20.00,2026-10-03 11:00:00",
+    "3,placed,5.25,2026-10-02 10:00:00",
+    "4,placed,7.00,2026-10-03 12:00:00",
 ]
-EXPECTED_STATUS_TOTALS = [
-    ("placed", 2, Decimal("25.25")),
-    ("shipped", 1, Decimal("10.50")),
+# order 2 moved to day 3: day 1 keeps the totals of its own load, a later run of day 1 would
+# reconcile it (the daily totals are of the orders an interval's run sees)
+DAILY_TOTALS_DAYS_1_3 = [
+    "2026-10-01,1,20.00",
+    "2026-10-02,2,15.75",
+    "2026-10-03,2,27.00",
 ]
 
 
-def run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+def run(command: list, **kwargs: object) -> subprocess.CompletedProcess:
     """Run a command; on failure the assertion shows its whole output."""
     done = subprocess.run(command, capture_output=True, text=True, **kwargs)
     assert done.returncode == 0, (
@@ -102,208 +140,250 @@ def run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess:
 
 
 def build_wheel(workdir: Path) -> Path:
-    """A wheel of this package, built from a copy of pyproject.toml and src/ (the repository
-    gets no build/ or egg-info folder)."""
+    """The product's wheel, built as `make wheel` builds it, from a copy of the sources (the
+    repository gets no build/ or egg-info folder)."""
     source = workdir / "source"
     shutil.copytree(
         REPOSITORY / "src",
         source / "src",
-        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "lakehouse-server.jar"),
     )
-    shutil.copy(REPOSITORY / "pyproject.toml", source)
+    for name in ("pyproject.toml", "setup.py"):
+        shutil.copy(REPOSITORY / name, source)
     dist = workdir / "dist"
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", dist, source])
-    (wheel,) = dist.glob("*.whl")
+    pip = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--quiet"]
+    run([*pip, "-w", dist, source])
+    (wheel,) = dist.glob("dbt_lakehouse-*.whl")
     return wheel
 
 
-def fresh_environment(workdir: Path, wheel: Path) -> Path:
-    """A new virtual environment (no system site-packages) with the wheel and the
-    dependencies it declares, at the versions of requirements.lock. Its bin/ folder."""
-    venv = workdir / "venv"
-    run([sys.executable, "-m", "venv", venv])
-    pip = [venv / "bin" / "python", "-m", "pip", "--disable-pip-version-check", "--quiet"]
-    run([*pip, "install", "--no-compile", wheel, "-c", REPOSITORY / "requirements.lock"])
-    return venv / "bin"
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
-def subprocess_env(bin_dir: Path, profiles: Path, home: Path) -> dict[str, str]:
-    """This process's environment without its dbt, lakehouse and Python settings, plus the new
-    project's: its profiles, its warehouse, the jars `make install` put in .jars, and a short
-    run's JVM options (the template's LAKEHOUSE_JAVA_OPTIONS)."""
-    jars = Path(os.environ.get("LAKEHOUSE_JARS_DIR") or REPOSITORY / ".jars").resolve()
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("DBT_", "LAKEHOUSE_", "PYTHON", "VIRTUAL_ENV"))
-    }
-    return {
-        **env,
-        "PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
-        "DBT_PROFILES_DIR": str(profiles),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "LAKEHOUSE_HOME": str(home),
-        "LAKEHOUSE_JARS_DIR": str(jars),
-        "LAKEHOUSE_JAVA_OPTIONS": SHORT_RUN_JAVA_OPTIONS,
-    }
+def listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
-def init_project(bin_dir: Path, workdir: Path, env: dict[str, str], table_format: str) -> Path:
-    """`dbt init shop`, answering its questions on standard input as a user would type them:
-    the adapter (its number in dbt's list), the table format, the schema, threads (default)."""
-    plugins = run(
-        [
-            bin_dir / "python",
-            "-c",
-            "from dbt.task.init import _get_adapter_plugin_names as names; print(*names())",
-        ],
-        env=env,
-    ).stdout.split()
-    answers = [plugins.index("lakehouse") + 1, FORMAT_CHOICES[table_format], SCHEMA, ""]
-    run(
-        [bin_dir / "dbt", "init", "shop"],
-        cwd=workdir,
-        env=env,
-        input="".join(f"{answer}\n" for answer in answers),
-    )
-    return workdir / "shop"
+@dataclass
+class Environment:
+    """The fresh virtual environment and the user's machine around it."""
 
+    bin: Path
+    home: Path  # the user's HOME: ~/.dbt, ~/.cache
+    env: dict[str, str]
 
-def write_models(project: Path, table_format: str) -> None:
-    shutil.rmtree(project / "models" / "example")
-    config_path = project / "dbt_project.yml"
-    config = yaml.safe_load(config_path.read_text())
-    config["models"] = {"shop": {"+file_format": table_format}}
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
-    (project / "models" / "orders.sql").write_text(ORDERS_SQL)
-    (project / "models" / "status_totals.py").write_text(STATUS_TOTALS_PY)
-
-
-def table_folder(home: Path, table_format: str, table: str) -> Path:
-    return home / table_format / "warehouse" / f"{SCHEMA}.db" / table
-
-
-def current_metadata(folder: Path) -> Path:
-    """An Iceberg table's newest metadata file: <sequence>-<uuid>.metadata.json."""
-    files = (folder / "metadata").glob("*.metadata.json")
-    return max(files, key=lambda path: int(path.name.split("-")[0]))
-
-
-def commits(home: Path, table_format: str, table: str) -> int:
-    folder = table_folder(home, table_format, table)
-    if table_format == "iceberg":
-        return len(json.loads(current_metadata(folder).read_text())["snapshots"])
-    return len(list((folder / "_delta_log").glob("*.json")))
-
-
-def log_files(home: Path, table_format: str, table: str) -> list[str]:
-    """Every file of the table's log (Delta) or metadata (Iceberg) folder."""
-    folder = table_folder(home, table_format, table)
-    log = folder / ("metadata" if table_format == "iceberg" else "_delta_log")
-    return sorted(path.name for path in log.iterdir())
-
-
-def delta_data_files(folder: Path) -> list[str]:
-    """The parquet files of a Delta table's current version: its log replayed in order."""
-    live: set[str] = set()
-    for commit in sorted((folder / "_delta_log").glob("*.json")):
-        for line in commit.read_text().splitlines():
-            action = json.loads(line)
-            if "add" in action:
-                live.add(action["add"]["path"])
-            elif "remove" in action:
-                live.discard(action["remove"]["path"])
-    return [str(folder / path) for path in sorted(live)]
-
-
-def table_rows(spark, home: Path, table_format: str, table: str, columns: list[str]) -> list:
-    """The table's rows, read from its folder by this process's Spark (any table format's
-    pass: a Delta table's data files are read as plain parquet)."""
-    folder = table_folder(home, table_format, table)
-    if table_format == "iceberg":
-        frame = spark.read.format("iceberg").load(str(current_metadata(folder)))
-    else:
-        frame = spark.read.parquet(*delta_data_files(folder))
-    return [tuple(row) for row in frame.select(*columns).orderBy(columns[0]).collect()]
+    def command(self, name: str, *args: object, cwd: Path | None = None, **kw: object):
+        return run([self.bin / name, *args], cwd=cwd or self.home, env=self.env, **kw)
 
 
 @pytest.fixture(scope="module")
-def bin_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel, installed into a fresh virtual environment: its bin/ folder."""
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Environment:
+    """The wheel, installed into a fresh virtual environment, and a user's HOME."""
     workdir = tmp_path_factory.mktemp("wheel")
     wheel = build_wheel(workdir)
     with zipfile.ZipFile(wheel) as archive:
         packaged = set(archive.namelist())
-    shipped = {
+    product = {
         path.relative_to(REPOSITORY / "src").as_posix()
-        for pattern in ("profile_template.yml", "dbt_project.yml", "macros/*.yml", "macros/*/*.sql")
-        for path in (REPOSITORY / "src" / "dbt" / "include" / "lakehouse").glob(pattern)
+        for pattern in ("include/lakehouse/**/*.*", "adapters/lakehouse/**/*.py")
+        for path in (REPOSITORY / "src" / "dbt").glob(pattern)
+        if "__pycache__" not in path.parts
     }
-    assert "dbt/include/lakehouse/profile_template.yml" in shipped
-    assert shipped - packaged == set()
-    return fresh_environment(workdir, wheel)
+    assert product - packaged == set()
+    assert "dbt/adapters/lakehouse/server/lakehouse-server.jar" in packaged  # compiled: no JDK
+    assert "dbt/include/lakehouse/jars.json" in packaged
+    assert [name for name in packaged if name.startswith("retry_safe")] == []  # tooling stays
+
+    venv = workdir / "venv"
+    run([sys.executable, "-m", "venv", venv])
+    lock = workdir / "requirements.lock"
+    shutil.copy(REPOSITORY / "requirements.lock", lock)
+    pip = [venv / "bin" / "python", "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    run([*pip, "install", "--no-compile", wheel, "-c", lock])
+
+    home = workdir / "home"
+    # the user's cache, filled from this repository's verified jars (no network in the test)
+    cache = home / ".cache" / "dbt-lakehouse" / "jars"
+    for table_format in FORMAT_CHOICES:
+        shutil.copytree(jars_root() / table_format, cache / table_format)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DBT_", "LAKEHOUSE_", "PYTHON", "VIRTUAL_ENV", "SPARK_"))
+        and key not in ("HOME", "XDG_CACHE_HOME", "PWD", "OLDPWD")
+    }
+    env |= {
+        "HOME": str(home),
+        "PATH": f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "LAKEHOUSE_JAVA_OPTIONS": SHORT_RUN_JAVA_OPTIONS,
+    }
+    assert not any(str(REPOSITORY) in value for value in env.values()), "a path of the checkout"
+    return Environment(venv / "bin", home, env)
 
 
-@pytest.mark.parametrize("project_format", ["delta", "iceberg"])
-def test_wheel_installs_into_a_new_dbt_project(
-    bin_dir: Path, tmp_path: Path, project_format: str, spark
+def init_project(user: Environment, name: str, table_format: str) -> Path:
+    """`dbt init <name>`, answering its questions on standard input as a user would type them:
+    the adapter (its number in dbt's list), the table format, the schema, threads (default)."""
+    plugins = user.command(
+        "python",
+        "-c",
+        "from dbt.task.init import _get_adapter_plugin_names as names; print(*names())",
+    ).stdout.split()
+    answers = [plugins.index("lakehouse") + 1, FORMAT_CHOICES[table_format], name, ""]
+    user.command("dbt", "init", name, input="".join(f"{answer}\n" for answer in answers))
+    project = user.home / name
+    shutil.rmtree(project / "models" / "example")
+    config_path = project / "dbt_project.yml"
+    config = yaml.safe_load(config_path.read_text())
+    config["models"] = {name: {"+file_format": table_format}}
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    (project / "models" / "orders.sql").write_text(ORDERS_SQL)
+    (project / "models" / "orders.yml").write_text(ORDERS_YML)
+    (project / "models" / "daily_totals.py").write_text(DAILY_TOTALS_PY)
+    return project
+
+
+def log_files(project: Path, table_format: str, schema: str) -> dict[str, list[str]]:
+    """Every file of each table's log (Delta) or metadata (Iceberg) folder: a commit adds one."""
+    warehouse = project / ".lakehouse" / table_format / "warehouse" / f"{schema}.db"
+    log = "metadata" if table_format == "iceberg" else "_delta_log"
+    return {
+        table: sorted(path.name for path in (warehouse / table / log).iterdir())
+        for table in ("orders", "daily_totals")
+    }
+
+
+@pytest.fixture
+def server(installed: Environment) -> Iterator[dict]:
+    """Starts `lakehouse serve` for a project when called; stops it (Ctrl-C) afterwards."""
+    started: list[subprocess.Popen] = []
+
+    def serve(project: Path, connect_port: int, thrift_port: int) -> str:
+        out = project / "server.out"
+        with out.open("w") as stdout:
+            process = subprocess.Popen(
+                [installed.bin / "lakehouse", "serve", "--project-dir", project, "--target", "dev"]
+                + ["--connect-port", str(connect_port), "--thrift-port", str(thrift_port)],
+                cwd=installed.home,
+                env=installed.env,
+                stdout=stdout,
+                stderr=subprocess.STDOUT,
+            )
+        started.append(process)
+        deadline = time.monotonic() + 300
+        while READY not in out.read_text():
+            assert process.poll() is None and time.monotonic() < deadline, out.read_text()
+            time.sleep(0.2)
+        return out.read_text()
+
+    def stop() -> int:
+        process = started.pop()
+        process.send_signal(signal.SIGINT)
+        return process.wait(timeout=120)
+
+    yield {"serve": serve, "stop": stop}
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize("table_format", ["delta", "iceberg"])
+def test_a_new_dbt_project_builds_serves_and_is_read_with_the_package_alone(
+    installed: Environment, server: dict, table_format: str
 ) -> None:
-    table_format = project_format
-    profiles, home = tmp_path / "profiles", tmp_path / "home"
-    env = subprocess_env(bin_dir, profiles, home)
-    installed = run(
-        [bin_dir / "python", "-c", "import dbt.include.lakehouse as p; print(p.PACKAGE_PATH)"],
-        env=env,
+    user, name = installed, f"shop_{table_format}"
+    assert user.command("lakehouse", "jars").stdout.strip() == (
+        f"delta, iceberg jars complete in {user.home}/.cache/dbt-lakehouse/jars "
+        "(nothing to download)"
+    )
+    package = user.command(
+        "python", "-c", "import dbt.include.lakehouse as p; print(p.PACKAGE_PATH)"
     ).stdout.strip()
-    assert Path(installed).is_relative_to(bin_dir.parent), installed  # not the repository's
+    assert Path(package).is_relative_to(user.bin.parent), package  # not the repository's
 
-    project = init_project(bin_dir, tmp_path, env, table_format)
-    profile = yaml.safe_load((profiles / "profiles.yml").read_text())["shop"]
-    assert profile["target"] == "dev"
-    target = profile["outputs"]["dev"]
-    assert (target["type"], target["method"], target["schema"], target["threads"]) == (
-        "lakehouse",
-        "session",
-        SCHEMA,
-        1,
-    )
-    catalog = target["server_side_parameters"]["spark.sql.catalog.spark_catalog"]
-    assert (
-        catalog
-        == {
-            "delta": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
-            "iceberg": "org.apache.iceberg.spark.SparkSessionCatalog",
-        }[table_format]
-    )
-
-    write_models(project, table_format)
-    run([bin_dir / "dbt", "run"], cwd=project, env=env)
-    assert (
-        table_rows(
-            spark, home, table_format, "orders", ["order_id", "status", "amount", "updated_at"]
-        )
-        == EXPECTED_ORDERS
-    )
-    assert (
-        table_rows(spark, home, table_format, "status_totals", ["status", "orders", "amount"])
-        == EXPECTED_STATUS_TOTALS
-    )
-    tables = ("orders", "status_totals")
-    before = {
-        table: (commits(home, table_format, table), log_files(home, table_format, table))
-        for table in tables
+    project = init_project(user, name, table_format)
+    profiles = yaml.safe_load((user.home / ".dbt" / "profiles.yml").read_text())
+    assert profiles[name] == {
+        "target": "dev",
+        "outputs": {
+            "dev": {
+                "type": "lakehouse",
+                "method": "session",
+                "host": "NA",
+                "table_format": table_format,
+                "schema": name,
+                "threads": 1,
+            }
+        },
     }
-    assert all(count >= 1 for count, _ in before.values()), before
 
-    run([bin_dir / "dbt", "run"], cwd=project, env=env)  # the retry: nothing to commit
-    after = {
-        table: (commits(home, table_format, table), log_files(home, table_format, table))
-        for table in tables
+    built = user.command("dbt", "build", *DAYS_1_2, cwd=project)
+    assert "Completed successfully" in built.stdout
+    assert "PASS=4 WARN=0 ERROR=0 SKIP=0" in built.stdout  # two models, two data tests
+    before = log_files(project, table_format, name)
+    user.command("dbt", "build", *DAYS_1_2, cwd=project)  # the retry: nothing to commit
+    assert log_files(project, table_format, name) == before
+
+    # The server for this project, and the target its banner describes.
+    connect_port, thrift_port = free_port(), free_port()
+    banner = server["serve"](project, connect_port, thrift_port)
+    assert f"sc://localhost:{connect_port}" in banner
+    assert f"jdbc:hive2://127.0.0.1:{thrift_port}/{name}" in banner
+    profiles[name]["outputs"]["server"] = {
+        "type": "lakehouse",
+        "method": "connect",
+        "table_format": table_format,
+        "host": "localhost",
+        "port": connect_port,
+        "schema": name,
+        "threads": 1,
     }
-    assert after == before
-    assert (
-        table_rows(
-            spark, home, table_format, "orders", ["order_id", "status", "amount", "updated_at"]
+    jdbc = f"jdbc:hive2://127.0.0.1:{thrift_port}/{name}"
+
+    def beeline(sql: str) -> subprocess.CompletedProcess:
+        command = [user.bin / "beeline", "-u", jdbc, "-n", "analyst", "--silent=true"]
+        return subprocess.run(
+            [*command, "--outputformat=csv2", "-e", sql],
+            capture_output=True,
+            text=True,
+            env={**user.env, "PYSPARK_PYTHON": str(user.bin / "python")},
+            cwd=user.home,
+            timeout=300,
         )
-        == EXPECTED_ORDERS
+
+    def orders_through_jdbc() -> list[str]:
+        read = beeline(
+            "select order_id, status, cast(amount as string), "
+            f"date_format(updated_at, 'yyyy-MM-dd HH:mm:ss') from {name}.orders order by order_id"
+        )
+        assert read.returncode == 0, read.stderr[-3000:]
+        # the rows only: beeline may echo its prompt (`0: jdbc:hive2://...>`) and the header
+        return [line for line in read.stdout.splitlines() if re.match(r"\d+,", line)]
+
+    (user.home / ".dbt" / "profiles.yml").write_text(yaml.safe_dump(profiles))
+    user.command("dbt", "run", "--target", "server", *DAY_3, cwd=project)
+
+    assert orders_through_jdbc() == ORDERS_DAYS_1_3
+    connect = user.command(
+        "python",
+        "-c",
+        "import sys, json; from pyspark.sql import SparkSession; "
+        "spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate(); "
+        "rows = spark.sql(f'select * from {sys.argv[2]}.daily_totals order by day').collect(); "
+        "print(json.dumps([','.join(str(v) for v in r) for r in rows]))",
+        f"sc://localhost:{connect_port}",
+        name,
     )
+    assert json.loads(connect.stdout.strip().splitlines()[-1]) == DAILY_TOTALS_DAYS_1_3
+    dropped = beeline(f"drop table {name}.orders")
+    assert dropped.returncode != 0
+    assert "lakehouse server: DROP TABLE (DropTable) is a write" in dropped.stderr
+    assert orders_through_jdbc() == ORDERS_DAYS_1_3
+
+    assert server["stop"]() == 0
+    assert not listening(connect_port) and not listening(thrift_port)

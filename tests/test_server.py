@@ -1,7 +1,7 @@
 """The lakehouse server: dbt, analysts and BI tools on the same tables at the same time.
 
-One server per format (`python -m retry_safe.server`, what `make serve` runs) on a warehouse of
-its own, started with a token and a password on 127.0.0.1 and free ports, so one start covers
+One server per format (`lakehouse serve --target local|local_iceberg`, what `make serve` runs)
+on a warehouse of its own, started with a token and a password on 127.0.0.1 and free ports, so one start covers
 dbt through Spark Connect, the analysts' endpoints and the authentication. dbt runs as a
 scheduler runs it: processes of their own (`--target server` / `server_iceberg`), which start
 no JVM. The tests run in file order on the one server: those after the pipelines test read the
@@ -27,10 +27,10 @@ from support.pipelines import PLAN, TABLES, columns_of
 from support.processes import step_env
 
 from dbt.adapters.lakehouse.metastore_lock import metastore_problem
+from dbt.adapters.lakehouse.server.profile import load_target
 from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, SERVER_TARGETS
 from retry_safe.scenario import command
-from retry_safe.server import spawn, stop
-from retry_safe.target_settings import session_settings
+from retry_safe.server_process import serve_command, spawn, stop
 
 TOKEN = "token-for-the-tests"
 PASSWORD = "password-for-the-tests"
@@ -105,16 +105,17 @@ def server(tmp_path_factory, table_format) -> Iterator[Server]:
         DBT_TARGET=SERVER_TARGETS[table_format],
         DBT_LOG_PATH=str(home / "logs"),
     )
-    process = spawn(table_format, env, home / "logs")
+    process = spawn(EMBEDDED_TARGETS[table_format], env, home / "logs")
     banner = (home / "logs" / "server.out").read_text()
     yield Server(process, env, connect_port, thrift_port, banner, home)
     stop(process)
 
 
+@pytest.mark.format_independent
 def test_another_address_without_secrets_is_refused_before_anything_starts(tmp_path):
     env = {**step_env(LAKEHOUSE_HOME=str(tmp_path)), "LAKEHOUSE_SERVER_TOKEN": ""}
     done = subprocess.run(
-        [sys.executable, "-m", "retry_safe.server", "delta", "--bind", "0.0.0.0"],
+        serve_command("local", "--bind", "0.0.0.0"),
         cwd=PROJECT_DIR,
         env={key: value for key, value in env.items() if key != "LAKEHOUSE_THRIFT_PASSWORD"},
         capture_output=True,
@@ -124,7 +125,7 @@ def test_another_address_without_secrets_is_refused_before_anything_starts(tmp_p
     )
     assert done.returncode == 2
     assert done.stderr.strip() == (
-        "lakehouse server: Refusing to listen on 0.0.0.0 without authentication: anyone who can "
+        "lakehouse serve: Refusing to listen on 0.0.0.0 without authentication: anyone who can "
         "reach that address could read and write every table. Set LAKEHOUSE_SERVER_TOKEN and "
         "LAKEHOUSE_THRIFT_PASSWORD (the Spark Connect token and the JDBC password), or bind to "
         "127.0.0.1."
@@ -140,7 +141,7 @@ def test_the_banner_says_how_to_connect_and_never_the_secrets(server):
 
 
 def test_a_second_server_on_the_same_home_is_refused_naming_the_first(server, table_format):
-    done = server.run([sys.executable, "-m", "retry_safe.server", table_format])
+    done = server.run(serve_command(EMBEDDED_TARGETS[table_format]))
     assert done.returncode == 2, done.stderr
     assert "A lakehouse server already serves" in done.stderr
     assert f"sc://localhost:{server.connect_port}" in done.stderr
@@ -151,7 +152,7 @@ def test_an_embedded_run_meanwhile_stops_in_one_line_naming_the_server(server, t
     done = server.run(command([["seed"]]), DBT_TARGET=target)
     assert done.returncode != 0
     assert "is in use by process" in done.stdout + done.stderr
-    assert "retry_safe.server" in done.stdout + done.stderr
+    assert "lakehouse serve" in done.stdout + done.stderr
 
 
 def test_pipelines_through_the_server_while_analysts_read_give_the_documents_tables(
@@ -354,7 +355,8 @@ def test_ctrl_c_stops_the_server_and_releases_the_metastore(server, table_format
     assert stop(server.process) == 0, (server.home / "logs" / "server.err").read_text()[-3000:]
     assert "Stopping the lakehouse server." in (server.home / "logs" / "server.out").read_text()
     monkeypatch.setenv("LAKEHOUSE_HOME", str(server.home))
-    assert metastore_problem(session_settings(EMBEDDED_TARGETS[table_format])) is None
+    served = load_target(str(PROJECT_DIR), None, EMBEDDED_TARGETS[table_format])
+    assert metastore_problem(served.settings) is None
     java = subprocess.run(["pgrep", "-f", str(server.home)], capture_output=True, text=True)
     assert java.stdout.strip() == "", f"a process still uses the server's home: {java.stdout}"
     assert not (server.home / table_format / "server.json").exists()

@@ -4,8 +4,9 @@ dbt-tests-adapter's plugin writes a dbt project per test class into a temporary 
 runs dbt in this process (the SparkSession of the session method is started once and reused).
 The profile it writes is `dbt_profile_target` below: the project's own target (profiles/
 profiles.yml, `--target local` = Delta, `--target local_iceberg` = Iceberg), rendered as dbt
-renders it, with the warehouse and its metastore in a temporary folder and the table-format
-jars from LAKEHOUSE_JARS_DIR (default: the repository's .jars, filled by `make install`).
+renders it; the adapter puts the warehouse and its metastore in a temporary folder
+(LAKEHOUSE_HOME) and takes the table-format jars from LAKEHOUSE_JARS_DIR (default: the
+repository's .jars, filled by `make install`).
 Every model, seed and snapshot of the suite's projects gets the target's table format.
 """
 
@@ -64,8 +65,8 @@ def lakehouse_target(
 
     target = request.config.getoption("--target")
     os.environ["LAKEHOUSE_HOME"] = str(tmp_path_factory.mktemp(f"adapter_suite_{target}"))
-    for variable, default in (("LAKEHOUSE_JARS_DIR", ".jars"), ("LAKEHOUSE_CONF_DIR", "conf")):
-        os.environ[variable] = str((REPOSITORY / os.environ.get(variable, default)).resolve())
+    jars = os.environ.get("LAKEHOUSE_JARS_DIR", ".jars")
+    os.environ["LAKEHOUSE_JARS_DIR"] = str((REPOSITORY / jars).resolve())
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
     # The suite's JVM runs as the main tree's does (tests/conftest.py): expressions interpreted
     # (tiny tables), C2 only for what stays hot. The wheel-install test keeps Spark's defaults.

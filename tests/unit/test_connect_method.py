@@ -31,7 +31,9 @@ def test_a_server_that_does_not_listen_is_one_line_naming_the_command():
     with pytest.raises(DbtRuntimeError) as refused:
         require_listening(credentials(port=port, table_format="iceberg"))
     assert f"No lakehouse server answers at localhost:{port}" in str(refused.value)
-    assert "make serve-iceberg" in str(refused.value)
+    assert "Start it first (`lakehouse serve --target <a session target of this project>`" in str(
+        refused.value
+    )
 
 
 class Conf:
@@ -45,8 +47,16 @@ class Conf:
 @pytest.mark.parametrize(
     ("catalog", "target_format", "command"),
     [
-        ("org.apache.spark.sql.delta.catalog.DeltaCatalog", "iceberg", "make serve-iceberg"),
-        ("org.apache.iceberg.spark.SparkSessionCatalog", "delta", "make serve`"),
+        (
+            "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+            "iceberg",
+            "serve a session target with table_format: iceberg (`lakehouse serve --target",
+        ),
+        (
+            "org.apache.iceberg.spark.SparkSessionCatalog",
+            "delta",
+            "serve a session target with table_format: delta (`lakehouse serve --target",
+        ),
     ],
 )
 def test_a_server_of_the_other_format_is_refused_naming_the_right_command(

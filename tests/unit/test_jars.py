@@ -1,5 +1,6 @@
-"""The table-format jars: pinned in pyproject.toml, downloaded once and verified, on the driver's
-classpath from a project-local folder, and a missing or partial folder refused in one line."""
+"""The table-format jars: pinned in the package (coordinates and SHA-256), downloaded once by
+`lakehouse jars` and verified, on the driver's classpath from the jars root (LAKEHOUSE_JARS_DIR,
+else a per-user cache), and a missing or partial folder refused in one line naming the command."""
 
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ from pathlib import Path
 import pyspark
 import pytest
 
+from dbt.adapters.lakehouse import jars
 from dbt.adapters.lakehouse import jars as check
 from dbt.adapters.lakehouse.jvm import expand_jar_patterns
-from retry_safe import jars
-from retry_safe.target_settings import profile_settings
+from dbt.adapters.lakehouse.session_settings import session_settings
 
-FIX = "run `make install` (or `python -m retry_safe.jars`) in the project folder"
+
+def fix(root: Path) -> str:
+    return f"run `lakehouse jars` (it downloads them once into {root})"
 
 
 def test_pins_name_the_two_delta_jars_and_the_iceberg_runtime_for_this_spark():
@@ -32,47 +35,64 @@ def test_pins_name_the_two_delta_jars_and_the_iceberg_runtime_for_this_spark():
         "iceberg": [f"iceberg-spark-runtime-{spark_line}_2.13"],
     }
     delta_spark = pins["delta"][0]
-    assert delta_spark.url == (
+    assert delta_spark.url(jars.maven_central()) == (
         "https://repo1.maven.org/maven2/io/delta/"
         f"delta-spark_{spark_line}_2.13/{delta_spark.version}/"
         f"delta-spark_{spark_line}_2.13-{delta_spark.version}.jar"
     )
-
-
-@pytest.mark.parametrize(
-    ("profile_target", "folder"),
-    [("local", "delta"), ("local_iceberg", "iceberg"), ("cluster", "delta")],
-)
-def test_profiles_put_the_format_folder_on_the_driver_classpath(
-    monkeypatch, profile_target, folder
-):
-    monkeypatch.setenv("LAKEHOUSE_JARS_DIR", "/opt/lakehouse-jars")
-    monkeypatch.delenv("LAKEHOUSE_METASTORE_CLASSPATH", raising=False)
-    settings = profile_settings(profile_target)
-    assert settings["spark.driver.extraClassPath"] == f"/opt/lakehouse-jars/{folder}/*"
-    assert "spark.jars.packages" not in settings
-    # with a shared metastore its JDBC driver is appended, and no empty entry (= the current
-    # directory for Java) is left when it is not set
-    monkeypatch.setenv("LAKEHOUSE_METASTORE_CLASSPATH", "/opt/derbyclient.jar")
-    assert profile_settings(profile_target)["spark.driver.extraClassPath"] == (
-        f"/opt/lakehouse-jars/{folder}/*:/opt/derbyclient.jar"
+    # every jar is pinned to the bytes verified when it was first downloaded
+    assert all(
+        len(jar.sha256 or "") == 64 and jar.size for pinned in pins.values() for jar in pinned
     )
 
 
-def test_the_cluster_target_ships_the_jars_to_the_executors(monkeypatch):
+def test_the_jars_root_is_the_variable_else_a_per_user_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("LAKEHOUSE_JARS_DIR", str(tmp_path / "mine"))
+    assert jars.jars_root() == tmp_path / "mine"
+    monkeypatch.delenv("LAKEHOUSE_JARS_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert jars.jars_root() == tmp_path / "cache" / "dbt-lakehouse" / "jars"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert jars.jars_root() == tmp_path / "home" / ".cache" / "dbt-lakehouse" / "jars"
+
+
+@pytest.mark.parametrize("table_format", ["delta", "iceberg"])
+def test_a_session_target_puts_its_format_folder_on_the_driver_classpath(monkeypatch, table_format):
     monkeypatch.setenv("LAKEHOUSE_JARS_DIR", "/opt/lakehouse-jars")
-    assert profile_settings("cluster")["spark.jars"] == "/opt/lakehouse-jars/delta/*.jar"
+    monkeypatch.delenv("LAKEHOUSE_METASTORE_CLASSPATH", raising=False)
+    settings = session_settings(table_format, {})
+    assert settings["spark.driver.extraClassPath"] == f"/opt/lakehouse-jars/{table_format}/*"
+    assert "spark.jars.packages" not in settings
+    assert "spark.jars" not in settings  # a local master: the driver is the executor
+    # with a shared metastore its JDBC driver is appended, and no empty entry (= the current
+    # directory for Java) is left when it is not set
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_CLASSPATH", "/opt/derbyclient.jar")
+    assert session_settings(table_format, {})["spark.driver.extraClassPath"] == (
+        f"/opt/lakehouse-jars/{table_format}/*:/opt/derbyclient.jar"
+    )
+
+
+def test_a_cluster_master_ships_the_jars_to_the_executors(monkeypatch):
+    monkeypatch.setenv("LAKEHOUSE_JARS_DIR", "/opt/lakehouse-jars")
+    cluster = session_settings("delta", {"spark.master": "spark://10.0.0.1:7077"})
+    assert cluster["spark.jars"] == "/opt/lakehouse-jars/delta/*.jar"
+    # the profile's own list wins
+    chosen = session_settings("delta", {"spark.master": "yarn", "spark.jars": "/x/y.jar"})
+    assert chosen["spark.jars"] == "/x/y.jar"
 
 
 # --- the downloader, against a small Maven repository served on 127.0.0.1 ---
 
 JAR_BYTES = b"PK\x05\x06" + bytes(18)  # an empty zip file
-PIN = jars.Jar("org.example", "tiny-runtime", "1.0")
+PIN = jars.Jar("org.example", "tiny-runtime", "1.0", hashlib.sha256(JAR_BYTES).hexdigest(), 22)
+UNPINNED = jars.Jar("org.example", "tiny-runtime", "1.0")  # verified by the published checksum
 
 
 @pytest.fixture
-def maven(tmp_path, monkeypatch) -> Iterator[tuple[Path, list[str]]]:
-    """A Maven layout with PIN and its SHA-256 (no SHA-512), and the list of paths requested."""
+def maven(tmp_path) -> Iterator[tuple[Path, list[str], str]]:
+    """A Maven layout with PIN and its SHA-256 (no SHA-512), the list of paths requested, and
+    the repository's URL."""
     root = tmp_path / "maven"
     folder = root / "org" / "example" / "tiny-runtime" / "1.0"
     folder.mkdir(parents=True)
@@ -93,18 +113,17 @@ def maven(tmp_path, monkeypatch) -> Iterator[tuple[Path, list[str]]]:
     )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    monkeypatch.setattr(jars, "MAVEN_CENTRAL", f"http://127.0.0.1:{server.server_port}")
     try:
-        yield folder, requested
+        yield folder, requested, f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
         server.server_close()
 
 
-def test_download_is_verified_and_recorded_then_left_alone(tmp_path, maven):
-    _, requested = maven
+def test_download_is_verified_against_its_pin_and_recorded_then_left_alone(tmp_path, maven):
+    _, requested, repository = maven
     target = tmp_path / "jars" / "tiny"
-    assert jars.install_folder(target, [PIN]) is True
+    assert jars.install_folder(target, [PIN], repository) is True
     assert (target / PIN.file_name).read_bytes() == JAR_BYTES
     assert json.loads((target / check.MANIFEST).read_text()) == {
         "files": {
@@ -117,49 +136,58 @@ def test_download_is_verified_and_recorded_then_left_alone(tmp_path, maven):
     }
     assert sorted(p.name for p in target.iterdir()) == ["manifest.json", "tiny-runtime-1.0.jar"]
     assert check.folder_problem(target) is None
-    # the strongest published checksum was used: sha512 is absent, sha256 present
-    fetched = [p.rsplit("/", 1)[1] for p in requested]
-    assert fetched == [
+    # the pin is the reference: no checksum file was asked for
+    assert [p.rsplit("/", 1)[1] for p in requested] == ["tiny-runtime-1.0.jar"]
+    requested.clear()
+    assert jars.install_folder(target, [PIN], repository) is False
+    assert requested == []
+
+
+def test_an_unpinned_jar_is_verified_against_the_strongest_published_checksum(tmp_path, maven):
+    _, requested, repository = maven
+    target = tmp_path / "jars" / "tiny"
+    assert jars.install_folder(target, [UNPINNED], repository) is True
+    assert (target / PIN.file_name).read_bytes() == JAR_BYTES
+    # sha512 is absent, sha256 present
+    assert [p.rsplit("/", 1)[1] for p in requested] == [
         "tiny-runtime-1.0.jar.sha512",
         "tiny-runtime-1.0.jar.sha256",
         "tiny-runtime-1.0.jar",
     ]
-    requested.clear()
-    assert jars.install_folder(target, [PIN]) is False
-    assert requested == []
 
 
-def test_a_jar_that_does_not_match_its_checksum_is_not_installed(tmp_path, maven):
-    folder, _ = maven
+def test_a_jar_that_does_not_match_its_pin_is_not_installed(tmp_path, maven):
+    folder, _, repository = maven
     (folder / PIN.file_name).write_bytes(JAR_BYTES + b"tampered")
     target = tmp_path / "jars" / "tiny"
-    with pytest.raises(SystemExit, match="does not match its published sha256"):
-        jars.install_folder(target, [PIN])
+    with pytest.raises(jars.JarsError, match="does not match its pinned sha256"):
+        jars.install_folder(target, [PIN], repository)
     assert list(target.iterdir()) == []
 
 
-def test_an_unreachable_repository_stops_the_install_naming_the_url(tmp_path, monkeypatch):
+def test_an_unreachable_repository_stops_the_download_naming_the_url(tmp_path, monkeypatch):
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    monkeypatch.setattr(jars, "MAVEN_CENTRAL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("LAKEHOUSE_JARS_DIR", str(tmp_path / "jars"))
     target = tmp_path / "jars" / "tiny"
-    url = f"http://127.0.0.1:{port}/org/example/tiny-runtime/1.0/tiny-runtime-1.0.jar.sha512"
-    with pytest.raises(SystemExit, match=f"error: could not download {re.escape(url)}: "):
-        jars.install_folder(target, [PIN])
+    url = f"http://127.0.0.1:{port}/org/example/tiny-runtime/1.0/tiny-runtime-1.0.jar"
+    with pytest.raises(jars.JarsError, match=f"could not download {re.escape(url)}: "):
+        jars.install_folder(target, [PIN], f"http://127.0.0.1:{port}")
     assert list(target.iterdir()) == []
     assert check.folder_problem(target) == (
         f"The table-format jars in {target} are incomplete (no manifest.json: the download did "
-        f"not finish); {FIX}."
+        f"not finish); {fix(tmp_path / 'jars')}."
     )
 
 
 def test_a_missing_jar_is_downloaded_again_and_an_unpinned_one_removed(tmp_path, maven):
+    _, _, repository = maven
     target = tmp_path / "jars" / "tiny"
-    jars.install_folder(target, [PIN])
+    jars.install_folder(target, [PIN], repository)
     (target / PIN.file_name).unlink()
     (target / "tiny-runtime-0.9.jar").write_bytes(JAR_BYTES)
-    assert jars.install_folder(target, [PIN]) is True
+    assert jars.install_folder(target, [PIN], repository) is True
     assert sorted(p.name for p in target.iterdir()) == ["manifest.json", "tiny-runtime-1.0.jar"]
     assert check.folder_problem(target) is None
 
@@ -186,7 +214,7 @@ def jars_root(tmp_path, monkeypatch) -> Path:
 def test_missing_folder(jars_root):
     settings = {"spark.driver.extraClassPath": f"{jars_root}/delta/*"}
     assert check.jars_problem(settings) == (
-        f"The table-format jars are missing: {jars_root}/delta does not exist; {FIX}."
+        f"The table-format jars are missing: {jars_root}/delta does not exist; {fix(jars_root)}."
     )
 
 
@@ -196,7 +224,7 @@ def test_interrupted_download_has_no_manifest(jars_root):
     settings = {"spark.driver.extraClassPath": f"{jars_root}/delta/*"}
     assert check.jars_problem(settings) == (
         f"The table-format jars in {jars_root}/delta are incomplete (no manifest.json: "
-        f"the download did not finish); {FIX}."
+        f"the download did not finish); {fix(jars_root)}."
     )
 
 
@@ -208,7 +236,7 @@ def test_partial_folder_names_the_missing_and_the_damaged_jars(jars_root):
     settings = {"spark.driver.extraClassPath": f"{folder}/*"}
     assert check.jars_problem(settings) == (
         f"The table-format jars in {folder} are incomplete (a.jar, c.jar missing or damaged); "
-        f"{FIX}."
+        f"{fix(jars_root)}."
     )
 
 
@@ -226,7 +254,7 @@ def test_complete_folders_and_other_classpath_entries_pass(jars_root, tmp_path):
 def test_spark_jars_folder_is_checked_too(jars_root):
     settings = {"spark.jars": f"{jars_root}/iceberg/*.jar"}
     assert check.jars_problem(settings) == (
-        f"The table-format jars are missing: {jars_root}/iceberg does not exist; {FIX}."
+        f"The table-format jars are missing: {jars_root}/iceberg does not exist; {fix(jars_root)}."
     )
 
 

@@ -1,4 +1,5 @@
-"""The lakehouse server's options and Spark settings (src/retry_safe/server_settings.py): no JVM."""
+"""The lakehouse server's options and Spark settings (dbt/adapters/lakehouse/server/settings.py),
+and the session target it serves read from a project's profile (server/profile.py): no JVM."""
 
 from __future__ import annotations
 
@@ -6,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from retry_safe.server_settings import ServerOptionError, options_from, server_settings
+from dbt.adapters.lakehouse.server.profile import ProfileError, load_target
+from dbt.adapters.lakehouse.server.settings import (
+    ServerOptionError,
+    options_from,
+    server_settings,
+)
+from retry_safe.project import PROJECT_DIR
 
 DELTA = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
@@ -18,8 +25,7 @@ DELTA = {
 def test_defaults_are_loopback_and_the_usual_ports():
     options = options_from("delta", environ={})
     assert (options.bind, options.connect_port, options.thrift_port) == ("127.0.0.1", 15002, 10000)
-    assert options.target == "local"
-    assert options_from("iceberg", environ={}).target == "local_iceberg"
+    assert options.table_format == "delta"
 
 
 def test_the_command_line_wins_over_the_environment():
@@ -73,7 +79,7 @@ def test_a_port_that_is_not_a_number_is_refused():
 
 
 def test_an_unknown_format_is_refused():
-    with pytest.raises(ServerOptionError, match="Unknown table format 'hudi'"):
+    with pytest.raises(ServerOptionError, match="Unknown table format 'hudi'.*delta or iceberg"):
         options_from("hudi", environ={})
 
 
@@ -93,13 +99,89 @@ def test_the_settings_add_both_endpoints_and_the_read_only_rule_to_the_embedded_
     assert settings["spark.hadoop.hive.server2.thrift.bind.host"] == "127.0.0.1"
     assert settings["spark.hadoop.hive.server2.thrift.port"] == "10100"
     assert settings["spark.hadoop.hive.server2.authentication"] == "NONE"
-    assert "spark.sql.catalog.spark_catalog.cache-enabled" not in settings
 
 
-def test_a_password_turns_on_the_password_check_and_iceberg_reads_fresh_snapshots():
+def test_a_password_turns_on_the_password_check():
     options = options_from("iceberg", environ={"LAKEHOUSE_THRIFT_PASSWORD": "p"})
     settings = server_settings(options, {}, Path("/s.jar"))
     assert settings["spark.hadoop.hive.server2.authentication"] == "CUSTOM"
     assert settings["spark.sql.extensions"] == "lakehouse.server.ReadOnlyOutsideConnect"
-    assert settings["spark.sql.catalog.spark_catalog.cache-enabled"] == "false"
     assert "p" not in settings.values()  # the password stays in the environment
+
+
+# -- the session target a server serves: a project's profile, rendered by dbt -----------------
+
+PROFILES = PROJECT_DIR / "profiles"
+
+
+def test_a_session_target_is_served_with_its_format_defaults_and_its_own_settings(
+    monkeypatch, tmp_path
+):
+    monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("LAKEHOUSE_JARS_DIR", str(tmp_path / "jars"))
+    served = load_target(str(PROJECT_DIR), str(PROFILES), "local_iceberg")
+    assert (served.profile, served.target, served.table_format) == (
+        "retry_safe",
+        "local_iceberg",
+        "iceberg",
+    )
+    settings = served.settings
+    assert settings["spark.sql.warehouse.dir"] == f"{tmp_path}/home/iceberg/warehouse"
+    assert (
+        settings["spark.sql.catalog.spark_catalog"]
+        == "org.apache.iceberg.spark.SparkSessionCatalog"
+    )
+    assert settings["spark.driver.extraClassPath"] == f"{tmp_path}/jars/iceberg/*"
+    # a served table is read at its current snapshot, never at one cached before another
+    # process committed
+    assert settings["spark.sql.catalog.spark_catalog.cache-enabled"] == "false"
+    assert settings["spark.sql.shuffle.partitions"] == "4"  # the profile's own, rendered by dbt
+    assert settings["spark.sql.ansi.enabled"] == "false"  # as dbt-spark's session forces it
+
+
+@pytest.mark.parametrize(
+    ("home", "warehouse"),
+    [(None, ".lakehouse/delta/warehouse"), ("shared/lh", "shared/lh/delta/warehouse")],
+)
+def test_a_relative_home_is_the_projects_wherever_the_server_starts(
+    monkeypatch, tmp_path, home, warehouse
+):
+    # `dbt build` in the project folder and `lakehouse serve --project-dir` from elsewhere must
+    # open the same warehouse
+    if home is None:
+        monkeypatch.delenv("LAKEHOUSE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("LAKEHOUSE_HOME", home)
+    monkeypatch.chdir(tmp_path)
+    served = load_target(str(PROJECT_DIR), str(PROFILES), "local")
+    assert served.settings["spark.sql.warehouse.dir"] == f"{PROJECT_DIR}/{warehouse}"
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("server", "target server of profile retry_safe is `method: connect`; the server serves"),
+        ("thrift", "target thrift of profile retry_safe is `method: thrift`; the server serves"),
+        ("nowhere", "dbt could not read the profile"),
+    ],
+)
+def test_a_target_that_is_not_a_session_target_is_refused(name, message):
+    with pytest.raises(ProfileError, match=message):
+        load_target(str(PROJECT_DIR), str(PROFILES), name)
+
+
+def test_a_session_target_without_table_format_is_refused(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "dbt_project.yml").write_text("name: p\nversion: '1'\nprofile: p\n")
+    (project / "profiles.yml").write_text(
+        "p:\n  target: dev\n  outputs:\n    dev:\n      type: lakehouse\n"
+        "      method: session\n      host: NA\n      schema: s\n"
+    )
+    with pytest.raises(ProfileError, match="names no table_format; add `table_format: delta`"):
+        load_target(str(project), str(project), None)
+
+
+def test_a_folder_without_a_dbt_project_is_refused(tmp_path):
+    with pytest.raises(ProfileError, match=f"{tmp_path} holds no dbt_project.yml"):
+        load_target(str(tmp_path), str(PROFILES), "local")

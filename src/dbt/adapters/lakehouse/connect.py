@@ -1,7 +1,7 @@
 """The ``connect`` method: dbt's statements and Python models through a lakehouse server.
 
 A target with ``method: connect`` opens no JVM. It talks to a running lakehouse server
-(``python -m retry_safe.server``, ``make serve``) over Spark Connect: every SQL statement is
+(``lakehouse serve``) over Spark Connect: every SQL statement is
 ``spark.sql`` on one Spark Connect session per dbt process, and a Python model's DataFrame code
 is built in dbt's process and executed by the server. dbt-spark's session cursor is reused for
 everything but ``execute`` (its ``execute`` would build a classic SparkSession per statement).
@@ -9,8 +9,8 @@ everything but ``execute`` (its ``execute`` would build a classic SparkSession p
 The session is created once per process and server address, released when the process exits
 (the server then drops its temporary views and cached change sets at once, not after its idle
 timeout), and checked on creation: a server that does not listen gives one line naming
-``make serve``, and a server of the other table format (a Delta server for an ``*_iceberg``
-target) one line naming the right command.
+``lakehouse serve``, and a server of the other table format (a Delta server for an Iceberg
+target) one line saying so.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.lakehouse.jvm import quiet_pandas_on_spark
 from dbt.adapters.spark.session import Connection, Cursor
 
-SERVE_COMMANDS = {"delta": "make serve", "iceberg": "make serve-iceberg"}
+SERVE = "lakehouse serve --target <a session target of this project>"
 _sessions: dict[str, Any] = {}
 
 
@@ -40,11 +40,10 @@ def require_listening(credentials: Any) -> None:
     try:
         socket.create_connection((credentials.host, int(credentials.port)), timeout=5).close()
     except OSError as problem:
-        fmt = credentials.table_format or "delta"
         msg = (
             f"No lakehouse server answers at {credentials.host}:{credentials.port} "
-            f"({problem.strerror or problem}). Start it first (`{SERVE_COMMANDS.get(fmt)}`, in "
-            "another terminal), or run on an embedded target (--target local / local_iceberg)."
+            f"({problem.strerror or problem}). Start it first (`{SERVE}`, in another "
+            "terminal), or run on a session target of the project (method: session)."
         )
         raise DbtRuntimeError(msg) from None
 
@@ -61,8 +60,9 @@ def require_same_format(spark: Any, credentials: Any) -> None:
     if expected and expected != actual:
         msg = (
             f"The lakehouse server at {credentials.host}:{credentials.port} serves {actual} "
-            f"tables, but this target writes {expected}. Stop that server and start "
-            f"`{SERVE_COMMANDS[expected]}`, or use the target of the {actual} server."
+            f"tables, but this target writes {expected}. Stop that server and serve a session "
+            f"target with table_format: {expected} (`{SERVE}`), or use a target with "
+            f"table_format: {actual}."
         )
         raise DbtRuntimeError(msg)
 

@@ -11,9 +11,9 @@ from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.lakehouse import determinism, ledger, listing, show
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_run_interval
-from dbt.adapters.lakehouse.metastore_settings import with_session_defaults
 from dbt.adapters.lakehouse.python_submissions import SessionPythonJobHelper
 from dbt.adapters.lakehouse.relations import with_iceberg_detected
+from dbt.adapters.lakehouse.session_settings import session_settings
 from dbt.adapters.spark import SparkAdapter
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import LIST_RELATIONS_MACRO_NAME
@@ -24,11 +24,12 @@ class LakehouseAdapter(SparkAdapter):
 
     def __init__(self, config: Any, mp_context: Any) -> None:
         super().__init__(config, mp_context)
-        # before any connection opens, so the embedded session starts with them
+        # before any connection opens, so the embedded session starts with them: the table
+        # format's defaults, then the profile's own settings (session_settings.py)
         credentials = config.credentials
         if credentials.method == SparkConnectionMethod.SESSION:
-            credentials.server_side_parameters = with_session_defaults(
-                credentials.server_side_parameters
+            credentials.server_side_parameters = session_settings(
+                credentials.table_format, credentials.server_side_parameters
             )
 
     def execute_macro(self, macro_name: str, *args: Any, **kwargs: Any) -> Any:

@@ -34,8 +34,8 @@ class SessionPythonJobHelper(PythonJobHelper):
             msg = (
                 f"Python model {self.model_name}: submission_method 'session' needs a target "
                 f"with method: session or connect, but this target uses method: "
-                f"{credentials.method}. Run Python models on the local, local_iceberg, cluster, "
-                "server or server_iceberg targets."
+                f"{credentials.method}. Run Python models on a target with method: session (Spark "
+                "in dbt's process) or method: connect (a lakehouse server)."
             )
             raise DbtRuntimeError(msg)
 

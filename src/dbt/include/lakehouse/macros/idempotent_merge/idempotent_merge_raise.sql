@@ -1,3 +1,8 @@
+{#-
+    The one way idempotent_merge (and microbatch) refuse a model: one compiler error listing
+    every problem, after dropping a Python model's staging table.
+-#}
+
 {% macro idempotent_merge_raise(headline, problems, staging=none, fix=none) %}
     {#-
         The one way idempotent_merge refuses a model: when problems is not empty, one compiler
@@ -21,5 +26,16 @@ Model {{ model.unique_id }} (incremental_strategy='idempotent_merge'): {{ headli
 {%- endif %}
         {% endset %}
         {{ exceptions.raise_compiler_error(msg) }}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro idempotent_merge_drop_staging(source) %}
+    {#-
+        Drop a Python model's staging table (<model>__dbt_tmp) before a refusal, so a refused
+        run leaves nothing behind. A SQL model stages a temporary view (no schema), which ends
+        with the session and is left alone.
+    -#}
+    {%- if source.schema -%}
+        {%- do run_query('drop table if exists ' ~ source) -%}
     {%- endif -%}
 {% endmacro %}

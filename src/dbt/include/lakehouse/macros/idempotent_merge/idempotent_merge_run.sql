@@ -1,3 +1,9 @@
+{#-
+    idempotent_merge, stage 4: the run. Once the model's rows are staged: the checks, then a
+    first load's CREATE or the cached change set and its MERGE (none when nothing changes), each
+    one commit labelled with the interval ledger entry, and one report line.
+-#}
+
 {% macro idempotent_merge_run(plan, source, target, existing, on_schema_change, file_format) %}
     {#-
         The idempotent_merge strategy, run by the lakehouse incremental materialization once
@@ -103,4 +109,59 @@
         {%- set planned = planned or none -%}
     {%- endif -%}
     {{ return(idempotent_merge_report(cfg, target, file_format, source_stats, planned)) }}
+{% endmacro %}
+
+{% macro idempotent_merge_report(cfg, target, file_format, source_stats, planned) %}
+    {#-
+        Log one line for the model: rows inserted, updated and deleted as the table format
+        recorded them (the newest commit, lakehouse_commit_history: Delta's operationMetrics,
+        Iceberg's snapshot summary),
+        source rows skipped as stale or unchanged, and the table version or snapshot.
+        planned: {'insert': n, 'update': n, 'delete': n, 'applied': n} from the change set
+        (applied: source keys, or for batch_column (key, batch) pairs, that were applied), or
+        none when no MERGE ran. Skipped counts the source's keys (batches) left out as stale,
+        unchanged or already applied; reduced the source rows beyond one per key (batch).
+        Returns the figures as a dict, with a short message for dbt's result line.
+    -#}
+    {%- set stats = {'inserted': 0, 'updated': 0, 'deleted': 0, 'files_added': 0, 'files_removed': 0, 'version': 'unchanged'} -%}
+    {%- if planned is not none -%}
+        {%- set commit = lakehouse_commit_history(target, file_format, newest_only=true)[0] -%}
+        {%- set m = commit.metrics -%}
+        {%- if file_format == 'iceberg' -%}
+            {#- Iceberg's summary counts an updated row as a deleted and an added record (plus the untouched rows a copy-on-write rewrite carries), so the row figures come from the change set -#}
+            {%- do stats.update({
+                'inserted': planned.get('insert', 0),
+                'updated': planned.get('update', 0),
+                'deleted': planned.get('delete', 0),
+            }) -%}
+        {%- else -%}
+            {%- do stats.update({
+                'inserted': (m.get('numTargetRowsInserted') if 'numTargetRowsInserted' in m else m.get('numOutputRows', 0)) | int,
+                'updated': m.get('numTargetRowsUpdated', 0) | int,
+                'deleted': m.get('numTargetRowsDeleted', 0) | int,
+            }) -%}
+        {%- endif -%}
+        {%- do stats.update({
+            'files_added': commit.files_added,
+            'files_removed': commit.files_removed,
+            'version': commit.label ~ ' ' ~ commit.version,
+        }) -%}
+    {%- endif -%}
+    {%- do stats.update({
+        'skipped': source_stats.source_units - (planned or {}).get('applied', 0),
+        'reduced': source_stats.source_rows - source_stats.source_units,
+    }) -%}
+    {%- set b = cfg.bounds -%}
+    {%- set changed = stats.inserted ~ ' inserted, ' ~ stats.updated ~ ' updated, ' ~ stats.deleted ~ ' deleted' -%}
+    {%- set line -%}
+        idempotent_merge {{ target }}
+        {%- if b %} [{{ b.start.isoformat() }}, {{ b.end.isoformat() }}){% endif %}:
+        {{ changed }}, {{ stats.skipped }}
+        {{- ' skipped as already applied, ' if cfg.batch_column else ' skipped as stale or unchanged, ' -}}
+        {{ stats.reduced }} older duplicates reduced;
+        {{ file_format }} {{ stats.version }} (data files +{{ stats.files_added }} -{{ stats.files_removed }})
+    {%- endset -%}
+    {{ log(line.split() | join(' '), info=True) }}
+    {%- do stats.update({'message': changed if planned is not none else 'no change, nothing committed'}) -%}
+    {{ return(stats) }}
 {% endmacro %}

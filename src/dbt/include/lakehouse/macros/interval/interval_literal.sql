@@ -13,14 +13,25 @@
         {{- return(literal_type ~ "'<data_interval_" ~ bound ~ ">'") -}}
     {%- endif -%}
     {%- if literal_type == 'date' and not b.whole_days -%}
-        {% set msg %}
-{{ model.unique_id }}: the interval [{{ b.start.isoformat() }}, {{ b.end.isoformat() }}) does not start and end at midnight UTC, but the interval column is a DATE.
-A DATE column can only be reconciled by whole days: pass dates such as 2026-10-03, or timestamps at 00:00:00Z.
-        {% endset %}
-        {{ exceptions.raise_compiler_error(msg) }}
+        {{ exceptions.raise_compiler_error(model.unique_id ~ ': ' ~ interval_not_whole_days(b)) }}
     {%- endif -%}
     {%- if literal_type == 'date' -%}
         {{- return("date'" ~ b[bound].strftime('%Y-%m-%d') ~ "'") -}}
     {%- endif -%}
     {{- return("timestamp'" ~ b[bound].strftime('%Y-%m-%d %H:%M:%S.%f') ~ "Z'") -}}
+{% endmacro %}
+
+
+{% macro interval_not_whole_days(bounds, column=none) %}
+    {#-
+        The whole-day rule, in one place: the message for an interval that does not start and
+        end at midnight UTC reconciled on a DATE column (interval_literal refuses the literal,
+        idempotent_merge_config lists it among the model's problems).
+    -#}
+    {%- set where = 'the interval column ' ~ column if column else 'the interval column' -%}
+    {{ return(
+        'the interval [' ~ bounds.start.isoformat() ~ ', ' ~ bounds.end.isoformat() ~ ') does not'
+        ~ ' start and end at midnight UTC, but ' ~ where ~ ' is a DATE. A DATE column can only be'
+        ~ ' reconciled by whole days: pass dates such as 2026-10-03, or timestamps at 00:00:00Z.'
+    ) }}
 {% endmacro %}

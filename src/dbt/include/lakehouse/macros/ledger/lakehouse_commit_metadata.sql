@@ -1,3 +1,10 @@
+{#-
+    The interval ledger's writing side: each CREATE and MERGE of idempotent_merge carries a JSON
+    entry (model, interval, invocation, load) in the table format's own commit metadata, set
+    through a session setting before the statement and reset after it and at the start of every
+    incremental model.
+-#}
+
 {% macro lakehouse_commit_metadata(cfg, file_format, load) %}
     {#-
         Label the next commit of this session with the interval ledger entry: the model, the
@@ -22,4 +29,25 @@
     {%- call statement('lakehouse_commit_metadata') -%}
         set `{{ lakehouse_commit_metadata_key(file_format) }}` = {{ entry | tojson }}
     {%- endcall -%}
+{% endmacro %}
+
+{% macro lakehouse_commit_metadata_reset(file_format) %}
+    {#- Unset the commit label of lakehouse_commit_metadata, so no later commit of the session carries it. -#}
+    {%- call statement('lakehouse_commit_metadata_reset') -%}
+        reset `{{ lakehouse_commit_metadata_key(file_format) }}`
+    {%- endcall -%}
+{% endmacro %}
+
+{% macro lakehouse_commit_metadata_key(file_format) %}
+    {#-
+        The session setting whose value the table format writes into the metadata of the next
+        commit, in that same commit: Delta's commitInfo.userMetadata (DESCRIBE HISTORY
+        userMetadata); for Iceberg (1.12) spark.sql.iceberg.snapshot-property.<name>, which
+        SparkWriteConf adds to the snapshot summary of every Spark write, a SQL MERGE and
+        CREATE TABLE AS included (summary key lakehouse.ledger).
+    -#}
+    {%- if file_format == 'iceberg' -%}
+        {{ return('spark.sql.iceberg.snapshot-property.lakehouse.ledger') }}
+    {%- endif -%}
+    {{ return('spark.databricks.delta.commitInfo.userMetadata') }}
 {% endmacro %}

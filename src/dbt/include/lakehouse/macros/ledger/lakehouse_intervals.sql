@@ -21,21 +21,11 @@
     {%- if relation is none -%}
         {{ exceptions.raise_compiler_error('lakehouse_intervals: ' ~ node.unique_id ~ ' has no table yet (' ~ node.schema ~ '.' ~ node.alias ~ '). Run the model first.') }}
     {%- endif -%}
-    {%- set commits = [] -%}
     {%- set iceberg = node.config.get('file_format') == 'iceberg' -%}
-    {%- if iceberg -%}
-        {%- set history = run_query(
-            "select cast(snapshot_id as string) as version, summary['lakehouse.ledger'] as metadata"
-            ~ " from " ~ relation ~ ".snapshots order by committed_at, snapshot_id") -%}
-        {%- for row in history.rows -%}
-            {%- do commits.append([row['version'], row['metadata']]) -%}
-        {%- endfor -%}
-    {%- else -%}
-        {%- set history = run_query('describe history ' ~ relation) -%}
-        {%- for row in history.rows | sort(attribute='version') -%}
-            {%- do commits.append([row['version'] | string, row['userMetadata']]) -%}
-        {%- endfor -%}
-    {%- endif -%}
+    {%- set commits = [] -%}
+    {%- for commit in lakehouse_commit_history(relation, 'iceberg' if iceberg else 'delta') -%}
+        {%- do commits.append([commit.version, commit.ledger]) -%}
+    {%- endfor -%}
     {%- set ledger = adapter.interval_ledger(node.unique_id, relation | string, commits, node.config.get('begin'), 'snapshot' if iceberg else 'version') -%}
     {%- for line in ledger.lines -%}
         {{ log(line, info=True) }}

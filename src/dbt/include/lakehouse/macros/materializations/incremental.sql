@@ -1,3 +1,10 @@
+{#-
+    The lakehouse adapter's incremental materialization and its private helpers: the strategy
+    checked first (lakehouse_validate_incremental_strategy), microbatch's own configs
+    (microbatch_check_config), and every strategy but idempotent_merge rendered as dbt-spark
+    renders it (lakehouse_get_incremental_sql).
+-#}
+
 {% materialization incremental, adapter='lakehouse', supported_languages=['sql', 'python'] -%}
     {#-
         The lakehouse adapter's incremental materialization: dbt-spark's, plus the
@@ -22,6 +29,7 @@
         {%- do lakehouse_commit_metadata_reset(file_format) -%}
     {%- endif -%}
 
+    {%- set full_refresh_mode = should_full_refresh() -%}
     {%- set grant_config = config.get('grants') -%}
     {%- set unique_key = config.get('unique_key', none) -%}
     {%- set partition_by = config.get('partition_by', none) -%}
@@ -100,3 +108,86 @@
     {{ run_hooks(post_hooks) }}
     {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}
+
+{% macro lakehouse_validate_incremental_strategy(raw_strategy, file_format) %}
+    {#-
+        The incremental strategy a model asks for, checked: one of the adapter's
+        (adapter.valid_incremental_strategies(): dbt-spark's append, merge, insert_overwrite,
+        microbatch, and idempotent_merge), or a custom one the project defines as a
+        get_incremental_<name>_sql macro (dbt's lookup). dbt-spark's own strategies keep
+        dbt-spark's checks; the others need a table format with MERGE.
+    -#}
+    {#- microbatch is not dbt-spark's (insert_overwrite by partition_by): each batch runs through idempotent_merge -#}
+    {%- if raw_strategy in ['append', 'merge', 'insert_overwrite'] -%}
+        {{ return(dbt_spark_validate_get_incremental_strategy(raw_strategy, file_format)) }}
+    {%- endif -%}
+    {%- set macro_name = 'get_incremental_' ~ raw_strategy ~ '_sql' -%}
+    {%- if raw_strategy not in adapter.valid_incremental_strategies() and context.get(macro_name) is none -%}
+        {% set msg %}
+Model {{ model.unique_id }}: unknown incremental_strategy {{ '"' ~ raw_strategy ~ '"' }}: no macro named {{ macro_name }} exists.
+Known strategies: {{ adapter.valid_incremental_strategies() | join(', ') }}, or a get_incremental_<name>_sql macro of your project.
+        {% endset %}
+        {{ exceptions.raise_compiler_error(msg) }}
+    {%- endif -%}
+    {%- if file_format not in ['delta', 'iceberg'] -%}
+        {% set msg %}
+Model {{ model.unique_id }}: incremental_strategy {{ '"' ~ raw_strategy ~ '"' }} needs a table format with MERGE, file_format 'delta' or 'iceberg', not {{ '"' ~ file_format ~ '"' }}.
+        {% endset %}
+        {{ exceptions.raise_compiler_error(msg) }}
+    {%- endif -%}
+    {{ return(raw_strategy) }}
+{% endmacro %}
+
+{% macro lakehouse_get_incremental_sql(strategy, source, target, existing, unique_key, incremental_predicates) %}
+    {#-
+        The SQL of every strategy but idempotent_merge and microbatch (which run their own
+        statements, see idempotent_merge_run): dbt-spark's own strategies render as in dbt-spark; any other
+        name resolves through dbt's get_incremental_<name>_sql lookup and is called with dbt's
+        strategy arguments plus existing_relation.
+    -#}
+    {%- if strategy in ['append', 'merge', 'insert_overwrite'] -%}
+        {{ return(dbt_spark_get_incremental_sql(strategy, source, target, existing, unique_key, incremental_predicates)) }}
+    {%- endif -%}
+    {%- set strategy_macro = adapter.get_incremental_strategy_macro(context, strategy) -%}
+    {{ return(strategy_macro({
+        'target_relation': target,
+        'temp_relation': source,
+        'existing_relation': existing,
+        'unique_key': unique_key,
+        'dest_columns': none,
+        'incremental_predicates': incremental_predicates,
+    })) }}
+{% endmacro %}
+
+{% macro microbatch_check_config() %}
+    {#-
+        The configs a microbatch model needs on the lakehouse adapter, checked before anything
+        is written (dbt itself checks event_time, begin and batch_size when it parses):
+        a unique_key (each batch is reconciled by idempotent_merge, which matches rows by key),
+        and no concurrent_batches: true. Batches run in one SparkSession whose commit-metadata
+        settings (the interval ledger, lakehouse_commit_metadata) are session-wide, so two
+        batches committing at once could each label its commit with the other's interval;
+        dbt-spark does not declare MicrobatchConcurrency either, so dbt would run them one
+        after the other anyway.
+    -#}
+    {%- set problems = [] -%}
+    {%- if not config.get('unique_key') -%}
+        {%- set problem -%}
+            unique_key is not set. Each batch is reconciled with idempotent_merge, which
+            matches the batch's rows to the table's by key: set unique_key to the column (or
+            list of columns) that identifies a row, e.g. unique_key='order_id'.
+        {%- endset -%}
+        {%- do problems.append(problem) -%}
+    {%- endif -%}
+    {%- if config.get('concurrent_batches') -%}
+        {%- set problem -%}
+            concurrent_batches: true is not supported on the lakehouse adapter. Each batch
+            labels its commit with its interval through session-wide commit-metadata settings
+            of the one SparkSession, so concurrent batches could record each other's intervals
+            in the ledger. Remove concurrent_batches (batches then run one after the other;
+            each is still one atomic commit, or none).
+        {%- endset -%}
+        {%- do problems.append(problem) -%}
+    {%- endif -%}
+    {%- do idempotent_merge_raise('is misconfigured:', problems) -%}
+{% endmacro %}

@@ -1,0 +1,148 @@
+"""The Spark settings a session target (`method: session`) starts Spark with.
+
+A profile names its table format (`table_format: delta` or `iceberg`, what `dbt init` writes)
+and the adapter fills in the rest, so a new project needs no Spark setting and no environment
+variable:
+
+- embedded Spark (`local[*]`), the format's SQL extension and session catalog;
+- the warehouse and its Derby metastore together under `$LAKEHOUSE_HOME/<format>/` (default
+  `.lakehouse`; a relative path is taken from the dbt project's folder, as dbt takes its
+  `target-path`, so `dbt --project-dir D` from anywhere and `lakehouse serve --project-dir D`
+  all open the same warehouse; together because a fresh metastore over an old warehouse would
+  silently reuse old table folders), or a shared metastore
+  (`LAKEHOUSE_METASTORE_URL`, `_DRIVER`, `_CLASSPATH` for its JDBC driver jar);
+- the format's jars from the jars root (`lakehouse jars`, jars.py), on the driver's classpath,
+  and shipped to the executors when the master is not local;
+- the package's log configuration: Spark, Hive and DataNucleus below ERROR stay off the console;
+- UTC session time, no Spark UI or progress bars;
+- on Iceberg, Hive commit locks off (`LAKEHOUSE_HIVE_LOCKS=true` turns them on): with the
+  embedded Derby metastore they stall each commit for minutes, and one process is its only
+  writer. A shared metastore must keep them on.
+- on Iceberg, the session catalog's table cache off: a cached table keeps the snapshot it was
+  first loaded at, so a session that outlives another process's commit (the server, a run
+  whose model is also written by a scheduled run) would read that old snapshot, and its MERGE,
+  planned on it, fails Iceberg's validation ("Found conflicting files") instead of merging
+  on the current one. Each statement loads the table's current metadata instead.
+
+The profile's `server_side_parameters` win over every default. A profile without
+`table_format` gets no default but `ALWAYS` (it sets everything itself, as before).
+
+`ALWAYS`, `hive.metastore.disallow.incompatible.col.type.changes=false`: Spark registers a Delta
+table in the Hive metastore in its own format, with one placeholder column,
+`col array<string>`. When an existing Delta table is replaced (a `table` model's rerun,
+`create or replace table` on `--full-refresh`), Delta writes the new schema to the metastore
+(UpdateCatalog.replaceTable), and Spark first tries to store it the Hive-compatible way
+(HiveExternalCatalog.alterTableDataSchema). Hive 2.3's default refuses a column whose type
+differs from the old column at the same position, so the metastore logged
+`ERROR HiveAlterHandler: Failed to alter table ... types incompatible ...` and a Java stack trace
+of about 130 lines; Spark then stored the schema in its own format and the run succeeded.
+With the check off the first attempt succeeds: nothing is logged. Spark itself refuses
+incompatible column type changes of its own tables, so no check is lost for them; Iceberg
+tables in a Hive metastore need the same setting to change a column's type.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from dbt.adapters.lakehouse.jars import jars_root
+from dbt.include.lakehouse import PACKAGE_PATH
+
+HOME_VARIABLE = "LAKEHOUSE_HOME"
+DEFAULT_HOME = ".lakehouse"
+LOG_CONFIG = Path(PACKAGE_PATH) / "log4j2.properties"
+ALWAYS: dict[str, str] = {
+    "spark.hadoop.hive.metastore.disallow.incompatible.col.type.changes": "false",
+}
+CATALOGS: dict[str, dict[str, str]] = {
+    "delta": {
+        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    },
+    "iceberg": {
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        "spark.sql.catalog.spark_catalog": "org.apache.iceberg.spark.SparkSessionCatalog",
+        "spark.sql.catalog.spark_catalog.type": "hive",
+        # Iceberg's own metastore client would pool connections with BoneCP, which Spark does
+        # not ship (a shared metastore fails with NoClassDefFoundError BoneCPConfig)
+        "spark.hadoop.datanucleus.connectionPoolingType": "HikariCP",
+        # every statement reads the table's current snapshot (module docstring)
+        "spark.sql.catalog.spark_catalog.cache-enabled": "false",
+    },
+}
+
+
+def project_folder() -> Path:
+    """The dbt project's folder, as dbt's flags hold it (--project-dir, else the folder dbt
+    found the project in); the current folder outside a dbt invocation."""
+    from dbt.flags import get_flags
+
+    chosen = getattr(get_flags(), "PROJECT_DIR", None)
+    return Path(chosen).expanduser() if chosen else Path.cwd()
+
+
+def lakehouse_home() -> Path:
+    """Where the warehouses and their metastores live: $LAKEHOUSE_HOME, else .lakehouse; a
+    relative path from the dbt project's folder."""
+    home = Path(os.environ.get(HOME_VARIABLE) or DEFAULT_HOME).expanduser()
+    if not home.is_absolute():
+        home = project_folder() / home
+    return home.resolve()
+
+
+def _join(separator: str, *parts: str | None) -> str:
+    return separator.join(part for part in parts if part)
+
+
+def format_defaults(table_format: str) -> dict[str, str]:
+    """The defaults of a session target of this table format (module docstring)."""
+    home = lakehouse_home() / table_format
+    jars = jars_root() / table_format
+    env = os.environ.get
+    derby = f"jdbc:derby:;databaseName={home}/metastore_db;create=true"
+    defaults = {
+        "spark.master": "local[*]",
+        "spark.app.name": "dbt-lakehouse",
+        **CATALOGS[table_format],
+        "spark.sql.warehouse.dir": f"{home}/warehouse",
+        "spark.hadoop.javax.jdo.option.ConnectionURL": env("LAKEHOUSE_METASTORE_URL") or derby,
+        "spark.hadoop.javax.jdo.option.ConnectionDriverName": env("LAKEHOUSE_METASTORE_DRIVER")
+        or "org.apache.derby.jdbc.EmbeddedDriver",
+        # Spark's own Hive client never records the metastore schema version; Iceberg's catalog
+        # opens the embedded metastore with its own client, which would then refuse it.
+        "spark.hadoop.hive.metastore.schema.verification": "false",
+        "spark.driver.extraClassPath": _join(
+            os.pathsep, f"{jars}/*", env("LAKEHOUSE_METASTORE_CLASSPATH")
+        ),
+        "spark.driver.extraJavaOptions": _join(
+            " ",
+            f"-Dderby.system.home={home}",
+            "-Dderby.stream.error.file=derby.log",
+            f"-Dlog4j2.configurationFile={LOG_CONFIG}",
+            env("LAKEHOUSE_JAVA_OPTIONS"),
+        ),
+        "spark.sql.session.timeZone": "UTC",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+    }
+    if table_format == "iceberg":
+        defaults["spark.hadoop.iceberg.engine.hive.lock-enabled"] = (
+            env("LAKEHOUSE_HIVE_LOCKS") or "false"
+        )
+    return defaults
+
+
+def session_settings(
+    table_format: str | None, parameters: Mapping[str, str] | None
+) -> dict[str, str]:
+    """The settings a session target starts Spark with: ALWAYS, the defaults of its table
+    format, then its server_side_parameters (which win). On a master that is not local the
+    executors get the format's jars too (spark.jars), unless the profile says otherwise."""
+    settings = {**ALWAYS, **(format_defaults(table_format) if table_format else {})}
+    settings.update(parameters or {})
+    master = settings.get("spark.master", "")
+    if table_format and not master.startswith("local") and "spark.jars" not in settings:
+        settings["spark.jars"] = f"{jars_root() / table_format}/*.jar"
+    return settings

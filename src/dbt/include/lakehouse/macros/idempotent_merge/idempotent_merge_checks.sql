@@ -1,0 +1,244 @@
+{#-
+    idempotent_merge, stage 2: the checks on real data, each before anything is written unless
+    said otherwise: the model's columns against the table's (on_schema_change), one profile query
+    of the staged source (NULL keys, rows outside the interval, conflicting rows, an empty
+    source), a first load against a table another run created meanwhile, and after the MERGE of
+    a batch_column model, that every batch it meant to apply was applied.
+-#}
+
+{% macro idempotent_merge_schema_changes(on_schema_change, source_columns, table, target, staging) %}
+    {#-
+        dbt's on_schema_change for idempotent_merge, from the column lists already read (no
+        describe again): the model's columns (source_columns) against the table's (table),
+        leaving out the applied-batches column the strategy adds itself. fail (this project's
+        folder default) refuses with both lists; ignore changes nothing; append_new_columns /
+        sync_all_columns alter the table through dbt's sync_column_schemas. Returns the names
+        the table gained and lost: {'added': [...], 'removed': [...]}.
+    -#}
+    {%- set applied = idempotent_merge_applied_column() -%}
+    {%- set target_columns = table.columns | rejectattr('name', 'equalto', applied) | list -%}
+    {%- set added = diff_columns(source_columns.columns, target_columns) -%}
+    {%- set removed = diff_columns(target_columns, source_columns.columns) -%}
+    {%- set retyped = diff_column_data_types(source_columns.columns, target_columns) -%}
+    {%- if not (added or removed or retyped) or on_schema_change == 'ignore' -%}
+        {{ return({'added': [], 'removed': []}) }}
+    {%- endif -%}
+    {%- if on_schema_change == 'fail' -%}
+        {%- set problems = [] -%}
+        {%- if added -%}
+            {%- do problems.append('in the model, not in the table: ' ~ (added | map(attribute='name') | join(', '))) -%}
+        {%- endif -%}
+        {%- if removed -%}
+            {%- do problems.append('in the table, not in the model: ' ~ (removed | map(attribute='name') | join(', '))) -%}
+        {%- endif -%}
+        {%- for change in retyped -%}
+            {%- do problems.append('column ' ~ change.column_name ~ ' would become ' ~ change.new_type) -%}
+        {%- endfor -%}
+        {%- set fix -%}
+Set on_schema_change to append_new_columns or sync_all_columns, or rebuild the table with --full-refresh over [begin, end), or alter the table yourself and rerun.
+        {%- endset -%}
+        {%- do idempotent_merge_raise("the model's columns and the table's are out of sync (on_schema_change: fail), so nothing was written:", problems, staging=staging, fix=fix) -%}
+    {%- endif -%}
+    {%- do sync_column_schemas(on_schema_change, target, {
+        'schema_changed': true,
+        'source_not_in_target': added,
+        'target_not_in_source': removed,
+        'source_columns': source_columns.columns,
+        'target_columns': target_columns,
+        'new_target_types': retyped,
+    }) -%}
+    {{ return({
+        'added': added | map(attribute='name') | list,
+        'removed': (removed | map(attribute='name') | list) if on_schema_change == 'sync_all_columns' else [],
+    }) }}
+{% endmacro %}
+
+{% macro idempotent_merge_check_source(cfg, source, target) %}
+    {#-
+        Inspect the model's new rows (source) before anything is written and refuse what would
+        make the merge wrong. target is the existing table, or none on the first run.
+        Refused, each with the offending values and the fix:
+          - a NULL in a key column (unless allow_null_keys), or a NULL version / batch id;
+          - rows outside the requested interval when interval_column is set;
+          - two rows of one key with the same version (or batch; without either, any two
+            different rows of one key) carrying different values, unless tie_break_column
+            orders them;
+          - an empty source while the target holds rows in the interval that
+            delete_missing_in_interval would delete (unless allow_empty_interval).
+        One aggregate query (a single pass over the source) counts rows, keys, (key, batch)
+        pairs, NULLs, rows outside the interval, and the distinct rows against the distinct
+        (key, guard) pairs: conflicting rows exist exactly when there are more of the first.
+        Only then a second query fetches examples for the message; the table is read only
+        when the source is empty.
+        Returns {'source_rows': n, 'source_keys': n, 'source_units': n}: units are the keys, or
+        for batch_column the distinct (key, batch) pairs.
+    -#}
+    {%- set keys = cfg.unique_key -%}
+    {%- set guard = cfg.guard -%}
+    {%- set tie_columns = keys + ([guard] if guard else []) + ([cfg.tie_break_column] if cfg.tie_break_column else []) -%}
+    {%- set null_key = [] -%}
+    {%- for k in keys -%}{%- do null_key.append(k ~ ' is null') -%}{%- endfor -%}
+    {%- set in_scope = in_interval(cfg.interval_column, cfg.interval_type, cfg.bounds) if cfg.interval_column else none -%}
+    {%- set profile_sql -%}
+        select
+            count(*) as source_rows,
+            count(distinct struct({{ keys | join(', ') }})) as source_keys,
+            count(distinct struct({{ tie_columns | join(', ') }})) as source_units,
+            count(distinct struct({{ cfg.columns | join(', ') }})) as distinct_rows,
+            count_if({{ null_key | join(' or ') }}) as null_key_rows,
+            {{ 'count_if(' ~ guard ~ ' is null)' if guard else '0' }} as null_guard_rows,
+            {{ 'count_if(not coalesce(' ~ in_scope ~ ', false))' if in_scope else '0' }} as outside_rows,
+            {{ 'cast(min(' ~ cfg.interval_column ~ ') as string)' if in_scope else "''" }} as min_interval_value,
+            {{ 'cast(max(' ~ cfg.interval_column ~ ') as string)' if in_scope else "''" }} as max_interval_value
+        from {{ source }}
+    {%- endset -%}
+    {%- set p = run_query(profile_sql).rows[0] -%}
+    {%- set problems = [] -%}
+    {%- if p['null_key_rows'] > 0 and not cfg.allow_null_keys -%}
+        {%- set problem -%}
+            {{ p['null_key_rows'] }} source row(s) have a NULL in the key ({{ keys | join(', ') }}).
+            Fill the key in the model (e.g. coalesce), filter those rows out, or set
+            allow_null_keys: true to match NULL key parts null-safely.
+        {%- endset -%}
+        {%- do problems.append(problem) -%}
+    {%- endif -%}
+    {%- if p['null_guard_rows'] > 0 -%}
+        {%- set problem -%}
+            {{ p['null_guard_rows'] }} source row(s) have a NULL {{ guard }}, so they cannot be
+            ordered against the table's rows. Give every row a {{ guard }}.
+        {%- endset -%}
+        {%- do problems.append(problem) -%}
+    {%- endif -%}
+    {%- if p['outside_rows'] > 0 -%}
+        {%- set problem -%}
+            {{ p['outside_rows'] }} source row(s) have {{ cfg.interval_column }} outside the
+            requested interval [{{ cfg.bounds.start.isoformat() }}, {{ cfg.bounds.end.isoformat() }})
+            (values from {{ p['min_interval_value'] }} to {{ p['max_interval_value'] }}). Filter
+            the model with {{ "{{ in_interval('" ~ cfg.interval_column ~ "', '" ~ cfg.interval_type ~ "') }}" }}.
+        {%- endset -%}
+        {%- do problems.append(problem) -%}
+    {%- endif -%}
+    {%- if not problems and p['distinct_rows'] > p['source_units'] -%}
+        {%- do problems.append(idempotent_merge_conflicts(cfg, source, tie_columns)) -%}
+    {%- endif -%}
+    {%- if not problems and p['source_rows'] == 0 and cfg.delete_missing and target is not none and not cfg.allow_empty_interval -%}
+        {%- set at_risk_sql -%}
+            select count(*) as n from {{ target }} where {{ in_scope }}
+        {%- endset -%}
+        {%- set at_risk = run_query(at_risk_sql).rows[0]['n'] -%}
+        {%- if at_risk > 0 -%}
+            {%- set problem -%}
+                the source is empty for [{{ cfg.bounds.start.isoformat() }}, {{ cfg.bounds.end.isoformat() }})
+                but the table holds {{ at_risk }} row(s) there, which delete_missing_in_interval
+                would delete. A late or missing upstream file must not wipe the interval: load
+                the input first, or set allow_empty_interval: true if the interval really is
+                empty now.
+            {%- endset -%}
+            {%- do problems.append(problem) -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- do idempotent_merge_raise('nothing was written, because', problems, staging=source) -%}
+    {{ return({
+        'source_rows': p['source_rows'],
+        'source_keys': p['source_keys'],
+        'source_units': p['source_units'] if cfg.batch_column else p['source_keys'],
+    }) }}
+{% endmacro %}
+
+{% macro idempotent_merge_conflicts(cfg, source, tie_columns) %}
+    {#-
+        The problem text for source rows that share a key and guard (version or batch; the
+        key alone without either) but differ in other values, with up to five examples. Run
+        only when idempotent_merge_check_source counted such rows.
+    -#}
+    {%- set examples_sql -%}
+        select {{ tie_columns | join(', ') }}, count(*) as variants
+        from (select distinct {{ cfg.columns | join(', ') }} from {{ source }}) as distinct_rows
+        group by {{ tie_columns | join(', ') }}
+        having count(*) > 1
+        order by {{ tie_columns | join(', ') }}
+        limit 5
+    {%- endset -%}
+    {%- set shown = [] -%}
+    {%- for row in run_query(examples_sql).rows -%}
+        {%- set parts = [] -%}
+        {%- for c in tie_columns -%}{%- do parts.append(c ~ '=' ~ row[c]) -%}{%- endfor -%}
+        {%- do shown.append('(' ~ (parts | join(', ')) ~ ': ' ~ row['variants'] ~ ' different rows)') -%}
+    {%- endfor -%}
+    {%- set problem -%}
+        {%- if cfg.batch_column -%}
+            several source rows share a key and {{ cfg.guard }} but differ in other columns:
+            {{ shown | join('; ') }}. A batch applies one row per key. Fix the input, or sum the
+            batch's rows per key in the model.
+        {%- elif cfg.guard -%}
+            several source rows share a key and {{ cfg.guard }} but differ in other columns, so
+            none of them is the newest: {{ shown | join('; ') }}. Fix the input, or set
+            tie_break_column to a column that orders such rows deterministically.
+        {%- else -%}
+            several different source rows share a key and there is no version_column to pick
+            the newest: {{ shown | join('; ') }}. Set version_column (e.g. updated_at), or make
+            the model return one row per key.
+        {%- endif -%}
+    {%- endset -%}
+    {{ return(problem) }}
+{% endmacro %}
+
+{% macro idempotent_merge_assert_absent(target, staging) %}
+    {#-
+        A first load decides "no table yet" from dbt's relation cache, filled when the run
+        started. Another run (of the same model, for another interval) may have created the
+        table since; creating it again would replace that run's rows. Ask the metastore again
+        (show tables: names only) right before the CREATE, and refuse with the fix if the table
+        is there now. The CREATE itself never replaces (idempotent_merge_create_sql), so a table
+        created between this check and the CREATE fails the CREATE instead.
+    -#}
+    {%- set found = run_query("show tables in " ~ target.schema ~ " like '" ~ target.identifier ~ "'") -%}
+    {%- set tables = found.rows | rejectattr(2) | list -%}
+    {%- if tables -%}
+        {%- set problem -%}
+            {{ target }} exists now, but did not when this run started: another run created it
+            meanwhile, and a first load would replace that run's rows.
+        {%- endset -%}
+        {%- do idempotent_merge_raise(
+            'nothing was written, because',
+            [problem],
+            staging=staging,
+            fix='Run the same interval again: the rerun finds the table and merges into it.',
+        ) -%}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro idempotent_merge_verify_batches(cfg, changes, target) %}
+    {#-
+        After the MERGE of a batch_column model: every batch the change set meant to apply is
+        now in the row's applied list. The MERGE updates a row only if it still holds the list
+        the change was folded from, so a row another run changed in between (a concurrent run
+        committing after this run computed its changes) is left as it is: no batch is ever
+        applied twice. This check turns that case into a failed run, so the scheduler retries
+        and the rerun applies the batches still missing.
+    -#}
+    {%- set applied = cfg.applied_column -%}
+    {%- set check_sql -%}
+        select count(*) as n
+        from {{ changes }} as source
+        left join {{ target }} as target
+            on {{ idempotent_merge_key_match(cfg.unique_key, 'target', 'source') }}
+        where
+            source.dbt_im_op in ('insert', 'update')
+            and (
+                target.{{ applied }} is null
+                or size(array_except(source.{{ applied }}, target.{{ applied }})) > 0
+            )
+    {%- endset -%}
+    {%- set missing = run_query(check_sql).rows[0]['n'] -%}
+    {%- if missing > 0 -%}
+        {%- do run_query('drop view if exists ' ~ changes) -%}
+        {%- set problem -%}
+            {{ missing }} key(s) of {{ target }} were changed by another run between this run's
+            change set and its MERGE, so their pending batches were not applied by this run
+            (none was applied twice). The other keys were committed.
+        {%- endset -%}
+        {%- set fix = 'Rerun the interval: it applies exactly the batches still missing.' -%}
+        {%- do idempotent_merge_raise('the MERGE left batches unapplied:', [problem], fix=fix) -%}
+    {%- endif -%}
+{% endmacro %}

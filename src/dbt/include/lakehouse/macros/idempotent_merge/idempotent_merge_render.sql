@@ -1,0 +1,389 @@
+{#-
+    idempotent_merge, stage 3: the SQL. The change set (only the rows that change the table: an
+    insert, a strictly newer or changed update, a delete marker per key of the interval the
+    source lacks; or the folded batches of a batch_column model), the one MERGE renderer, and a
+    first load's CREATE. Pure renderers: no query runs here (tests/unit/macros render them).
+-#}
+
+{% macro idempotent_merge_changes_sql(cfg, source, target, one_row_per_key=false) %}
+    {#-
+        The real changes the merge must apply, one row per key, with dbt_im_op:
+          'insert'  the key is not in the table;
+          'update'  the key is in the table and the source row wins: strictly newer
+                    version_column, and (skip_unchanged) some compared column differs,
+                    null-safely; never when the model has no column to update;
+          'delete'  delete_missing_in_interval: a table row inside the interval whose key the
+                    source lacks (a delete marker carrying only the key).
+        Source rows that are stale or unchanged are left out. This is why a retry costs
+        nothing: when the result is empty no MERGE runs at all, and otherwise the MERGE only
+        matches the target rows that really change, so copy-on-write rewrites only their files.
+        A bare WHEN NOT MATCHED BY SOURCE clause would instead make Delta and Iceberg scan and
+        rewrite every file of the table on every run, a no-op retry included.
+        One join classifies every key: a left join, or a full outer join when deletes are on
+        (the table's keys the source lacks come out of the same join).
+        one_row_per_key: the source check found exactly one row per key, so the newest-row
+        window (a sort of the whole source) is skipped.
+        Models with batch_column use idempotent_merge_batches_sql instead.
+    -#}
+    {%- set keys = cfg.unique_key -%}
+    {%- set scope = cfg.scope -%}
+    {%- set conditions = [] -%}
+    {%- if cfg.version_column -%}
+        {%- do conditions.append('source.' ~ cfg.version_column ~ ' > target.' ~ cfg.version_column) -%}
+    {%- endif -%}
+    {%- if cfg.skip_unchanged -%}
+        {%- set same = [] -%}
+        {%- for c in cfg.compare_columns -%}{%- do same.append('source.' ~ c ~ ' <=> target.' ~ c) -%}{%- endfor -%}
+        {%- do conditions.append(('not (' ~ (same | join(' and ')) ~ ')') if same else 'false') -%}
+    {%- endif -%}
+    {%- if not cfg.update_columns -%}
+        {#- nothing an update could set (only key columns, or all excluded): no update ops -#}
+        {%- set conditions = ['false'] -%}
+    {%- endif -%}
+    {%- set key_set = keys | map('lower') | list -%}
+    with source_newest as (
+        select
+            {{ cfg.columns | join(', ') }},
+            true as dbt_im_exists
+        {%- if one_row_per_key %}
+        from {{ source }}
+        {%- else %}
+        from (
+            {{ idempotent_merge_newest_sql(cfg, source) | indent(12) }}
+        ) as newest
+        {%- endif %}
+    ),
+
+    target_in_scope as (
+        select
+            {{ cfg.columns | join(', ') }},
+            true as dbt_im_exists
+        from {{ target }} as target
+        {%- if scope %}
+        where {{ scope | join(' and ') }}
+        {%- endif %}
+    ),
+
+    classified as (
+        select
+            {%- for c in cfg.columns %}
+            {%- if (c | lower) in key_set %}
+            case when source.dbt_im_exists then source.{{ c }} else target.{{ c }} end as {{ c }},
+            {%- else %}
+            source.{{ c }},
+            {%- endif %}
+            {%- endfor %}
+            case
+                when target.dbt_im_exists is null then 'insert'
+                {%- if cfg.delete_missing %}
+                when source.dbt_im_exists is null
+                    and {{ in_interval('target.' ~ cfg.interval_column, cfg.interval_type, cfg.bounds) }}
+                    then 'delete'
+                when source.dbt_im_exists is null then null
+                {%- endif %}
+                when {{ (conditions | join(' and ')) if conditions else 'true' }} then 'update'
+            end as dbt_im_op
+        from source_newest as source
+        {{ 'full outer' if cfg.delete_missing else 'left' }} join target_in_scope as target
+            on {{ idempotent_merge_key_match(keys, 'target', 'source') }}
+    )
+
+    select * from classified
+    where dbt_im_op is not null
+{% endmacro %}
+
+{% macro idempotent_merge_newest_sql(cfg, source) %}
+    {#-
+        The source reduced to one row per key: the newest by version_column (then
+        tie_break_column). MERGE then never sees two source rows for one target row. Without
+        a version, idempotent_merge_check_source has already refused keys with differing rows,
+        so any row of a key will do (they are all identical). A model with batch_column folds
+        every batch instead (idempotent_merge_batches_sql).
+    -#}
+    {%- set order = [] -%}
+    {%- for c in [cfg.version_column, cfg.tie_break_column] -%}
+        {%- if c -%}{%- do order.append(c ~ ' desc') -%}{%- endif -%}
+    {%- endfor -%}
+    select {{ cfg.columns | join(', ') }}
+    from (
+        select
+            {{ cfg.columns | join(', ') }},
+            row_number() over (
+                partition by {{ cfg.unique_key | join(', ') }}
+                order by {{ (order or ['1']) | join(', ') }}
+            ) as dbt_im_rank
+        from {{ source }}
+    ) as ranked_source
+    where dbt_im_rank = 1
+{% endmacro %}
+
+{% macro idempotent_merge_batches_sql(cfg, source, target) %}
+    {#-
+        The change set of a model with batch_column: one row per key that has at least one
+        batch not yet applied to it, with dbt_im_op 'insert' (the key is new) or 'update'.
+        target is the existing table, or none on a first load (every key is then an insert).
+
+        Each (key, batch) is applied exactly once, whatever the grouping of batches into
+        intervals and their order: the table keeps, in the column cfg.applied_column, every
+        batch id applied to the row, written in the same commit as the row. A source row whose
+        batch is in that list is left out; the others are folded into the row in batch order
+        (Spark's aggregate() over the key's pending batches, sorted by batch id):
+          - merge_update_expressions are applied once per batch, with target. the row so far
+            and source. the batch (lambda variables of those names shadow the table aliases);
+          - other update columns take the value of the newest batch (a late older batch never
+            overwrites them);
+          - columns that are not updated keep the values of the oldest batch, with
+            merge_insert_expressions applied, as if the batches had arrived in order;
+          - batch_column holds the newest batch id applied.
+        So the row does not depend on the order in which the batches arrive, as long as the
+        update expressions do not (sums, counts, greatest/least).
+        A new key starts from its oldest pending batch, with merge_insert_expressions applied.
+        Columns carried: the model's columns, cfg.applied_column (the new list),
+        dbt_im_applied_before (the list the fold started from: the MERGE updates a row only if
+        it still holds exactly that list), dbt_im_batch_count and dbt_im_op.
+    -#}
+    {%- set keys = cfg.unique_key -%}
+    {%- set column_types = cfg.column_types -%}
+    {%- set key_set = keys | map('lower') | list -%}
+    {%- set batch = cfg.batch_column -%}
+    {%- set applied = cfg.applied_column -%}
+    {%- set update_set = cfg.update_columns | map('lower') | list -%}
+    {#- the batch id comes first in the row struct, so array_sort orders a key's batches by it -#}
+    {%- set batch_type = column_types[batch | lower] -%}
+    {%- set row_columns = [batch] -%}
+    {%- for c in cfg.columns if (c | lower) != (batch | lower) -%}
+        {%- do row_columns.append(c) -%}
+    {%- endfor -%}
+    {%- set scope = cfg.scope -%}
+    with source_rows as (
+        {#- identical rows of one (key, batch) are one application; differing ones were refused -#}
+        select distinct {{ cfg.columns | join(', ') }}
+        from {{ source }}
+    ),
+
+    {%- if target is not none %}
+
+    target_in_scope as (
+        select
+            {{ cfg.columns | join(', ') }},
+            {{ applied }}
+        from {{ target }} as target
+        {%- if scope %}
+        where {{ scope | join(' and ') }}
+        {%- endif %}
+    ),
+    {%- endif %}
+
+    pending as (
+        select
+            {%- for k in keys %}
+            source.{{ k }},
+            {%- endfor %}
+            struct(
+                {%- for c in row_columns %}
+                source.{{ c }}{{ ',' if not loop.last }}
+                {%- endfor %}
+            ) as dbt_im_batch,
+            {%- if target is not none %}
+            case when target.{{ applied }} is not null then named_struct(
+                {%- for c in cfg.columns %}
+                '{{ c }}', target.{{ c }},
+                {%- endfor %}
+                'dbt_im_first', element_at(target.{{ applied }}, 1)
+            ) end as dbt_im_target,
+            target.{{ applied }} as dbt_im_applied_before
+        from source_rows as source
+        left join target_in_scope as target
+            on {{ idempotent_merge_key_match(keys, 'target', 'source') }}
+        where
+            target.{{ applied }} is null
+            or not array_contains(target.{{ applied }}, source.{{ batch }})
+            {%- else %}
+            null as dbt_im_target,
+            cast(null as array<{{ batch_type }}>) as dbt_im_applied_before
+        from source_rows as source
+            {%- endif %}
+    ),
+
+    pending_per_key as (
+        select
+            {%- for k in keys %}
+            {{ k }},
+            {%- endfor %}
+            array_sort(collect_list(dbt_im_batch)) as dbt_im_batches,
+            any_value(dbt_im_target) as dbt_im_target,
+            any_value(dbt_im_applied_before) as dbt_im_applied_before
+        from pending
+        group by {{ keys | join(', ') }}
+    ),
+
+    folded as (
+        select
+            case when dbt_im_target is null then 'insert' else 'update' end as dbt_im_op,
+            aggregate(
+                case
+                    when dbt_im_target is null then slice(dbt_im_batches, 2, size(dbt_im_batches))
+                    else dbt_im_batches
+                end,
+                case
+                    when dbt_im_target is null then transform(
+                        slice(dbt_im_batches, 1, 1),
+                        source -> named_struct(
+                            {%- for c in cfg.columns %}
+                            '{{ c }}', cast({{ cfg.insert_expressions.get(c, 'source.' ~ c) }} as {{ column_types[c | lower] }}),
+                            {%- endfor %}
+                            'dbt_im_first', cast(source.{{ batch }} as {{ batch_type }})
+                        )
+                    )[0]
+                    else dbt_im_target
+                end,
+                (target, source) -> named_struct(
+                    {%- for c in cfg.columns %}
+                    {%- set lc = c | lower %}
+                    {%- if lc in key_set %}
+                    '{{ c }}', target.{{ c }}
+                    {%- elif lc == (batch | lower) %}
+                    '{{ c }}', cast(greatest(target.{{ c }}, source.{{ c }}) as {{ batch_type }})
+                    {%- elif lc in update_set and c in cfg.update_expressions %}
+                    '{{ c }}', cast({{ cfg.update_expressions[c] }} as {{ column_types[lc] }})
+                    {%- elif lc in update_set %}
+                    '{{ c }}', cast(
+                        case when source.{{ batch }} > target.{{ batch }} then source.{{ c }} else target.{{ c }} end
+                        as {{ column_types[lc] }}
+                    )
+                    {%- else %}
+                    '{{ c }}', case
+                        when source.{{ batch }} < target.dbt_im_first
+                            then cast({{ cfg.insert_expressions.get(c, 'source.' ~ c) }} as {{ column_types[lc] }})
+                        else target.{{ c }}
+                    end
+                    {%- endif %},
+                    {%- endfor %}
+                    'dbt_im_first', cast(least(target.dbt_im_first, source.{{ batch }}) as {{ batch_type }})
+                )
+            ) as dbt_im_row,
+            array_sort(array_union(
+                coalesce(dbt_im_applied_before, cast(array() as array<{{ batch_type }}>)),
+                transform(dbt_im_batches, pending_batch -> cast(pending_batch.{{ batch }} as {{ batch_type }}))
+            )) as {{ applied }},
+            dbt_im_applied_before,
+            size(dbt_im_batches) as dbt_im_batch_count
+        from pending_per_key
+    )
+
+    select
+        {%- for c in cfg.columns %}
+        dbt_im_row.{{ c }} as {{ c }},
+        {%- endfor %}
+        {{ applied }},
+        dbt_im_applied_before,
+        dbt_im_batch_count,
+        dbt_im_op
+    from folded
+{% endmacro %}
+
+{% macro idempotent_merge_key_match(keys, left, right) %}
+    {#-
+        Null-safe equality of every key column between two aliases: left.k <=> right.k and ...
+        A key with a NULL part then matches its own earlier row instead of being inserted again.
+    -#}
+    {%- set parts = [] -%}
+    {%- for k in keys -%}
+        {%- do parts.append(left ~ '.' ~ k ~ ' <=> ' ~ right ~ '.' ~ k) -%}
+    {%- endfor -%}
+    {{- return(parts | join(' and ')) -}}
+{% endmacro %}
+
+{% macro idempotent_merge_sql(cfg, changes, target) %}
+    {#-
+        The one MERGE renderer. changes is the relation built from idempotent_merge_changes_sql
+        (or idempotent_merge_batches_sql for batch_column): one row per key, already reduced to
+        real changes and delete markers. The ON clause carries the target-side scope
+        (incremental_predicates, and the interval when the interval column is part of the key)
+        so the engine prunes files. The WHEN conditions repeat the guard, so that even a change
+        set computed from an older snapshot can never overwrite a newer row: a strictly newer
+        version_column, or, for batch_column, a row still holding exactly the applied batches
+        the change was folded from (whose values are then final: no expression is applied
+        here). Every clause is keyed on dbt_im_op.
+        A WHEN MATCHED clause is always present: a MERGE with only WHEN NOT MATCHED can let two
+        concurrent Iceberg writers both insert (apache/iceberg issue 12653). A model with no
+        column to update (only key columns, or all excluded) gets no update clause; its
+        matched clause is then the delete, which only fires on delete markers.
+    -#}
+    {%- set scope = cfg.scope -%}
+    {%- set batch_mode = cfg.batch_column is not none -%}
+    {%- if batch_mode -%}
+        {#- the fold computed the whole row (a late older batch can change any non-key column) -#}
+        {%- set update_columns = [] -%}
+        {%- for c in cfg.columns if (c | lower) not in (cfg.unique_key | map('lower') | list) -%}
+            {%- do update_columns.append(c) -%}
+        {%- endfor -%}
+        {%- do update_columns.append(cfg.applied_column) -%}
+    {%- else -%}
+        {%- set update_columns = cfg.update_columns | list -%}
+    {%- endif -%}
+    {%- set insert_columns = cfg.columns + ([cfg.applied_column] if batch_mode else []) -%}
+    merge into {{ target }} as target
+    using {{ changes }} as source
+        on {{ idempotent_merge_key_match(cfg.unique_key, 'target', 'source') }}
+        {%- for p in scope %}
+        and {{ p }}
+        {%- endfor %}
+    {%- if cfg.delete_missing or not update_columns %}
+    when matched and source.dbt_im_op = 'delete' then delete
+    {%- endif %}
+    {%- if update_columns %}
+    when matched and source.dbt_im_op = 'update'
+        {%- if batch_mode %} and target.{{ cfg.applied_column }} <=> source.dbt_im_applied_before
+        {%- elif cfg.version_column %} and source.{{ cfg.version_column }} > target.{{ cfg.version_column }}
+        {%- endif %} then update set
+        {%- for c in update_columns %}
+        target.{{ c }} = {{ 'source.' ~ c if batch_mode else cfg.update_expressions.get(c, 'source.' ~ c) }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    {%- endif %}
+    when not matched and source.dbt_im_op = 'insert' then insert (
+        {{ insert_columns | join(',\n        ') }}
+    ) values (
+        {%- for c in insert_columns %}
+        {{ 'source.' ~ c if batch_mode else cfg.insert_expressions.get(c, 'source.' ~ c) }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    )
+{% endmacro %}
+
+{% macro idempotent_merge_initial_sql(cfg, source) %}
+    {#-
+        The rows of a first load (or --full-refresh): the newest row per key, with
+        merge_insert_expressions applied exactly as a MERGE insert would apply them, each cast
+        to the model column's type so the created table has the model's schema.
+    -#}
+    select
+        {%- for c in cfg.columns %}
+        {%- if c in cfg.insert_expressions %}
+        cast({{ cfg.insert_expressions[c] }} as {{ cfg.column_types[c | lower] }}) as {{ c }}{{ ',' if not loop.last }}
+        {%- else %}
+        source.{{ c }}{{ ',' if not loop.last }}
+        {%- endif %}
+        {%- endfor %}
+    from (
+        {{ idempotent_merge_newest_sql(cfg, source) | indent(8) }}
+    ) as source
+{% endmacro %}
+
+{% macro idempotent_merge_create_sql(target, sql, replace) %}
+    {#-
+        The CREATE TABLE AS of a first load (replace false) or a full refresh (replace true):
+        dbt-spark's create_table_as (file format, options, properties, partitioning, location,
+        comment), which always says `create or replace table` for Delta and Iceberg. A first
+        load must never replace a table another run created meanwhile (it would lose that run's
+        rows): it says `create table`, which fails if the table exists.
+    -#}
+    {%- set create = create_table_as(False, target, sql) -%}
+    {%- if replace -%}
+        {{ return(create) }}
+    {%- endif -%}
+    {%- set first_load = create | replace('create or replace table', 'create table', 1) -%}
+    {%- if not first_load.strip().startswith('create table') -%}
+        {{ exceptions.raise_compiler_error('idempotent_merge_create_sql: create_table_as rendered no CREATE TABLE statement for ' ~ target ~ ':\n' ~ create) }}
+    {%- endif -%}
+    {{ return(first_load) }}
+{% endmacro %}

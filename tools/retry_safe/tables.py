@@ -1,0 +1,66 @@
+"""Tables as plain JSON, for the scenario runner (`python -m retry_safe.scenario dump`): a
+table written by one process compared with the same table written by another. The helpers the
+tests assert with (rows, duplicate keys, commit metrics) are in tests/support/tables.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def commits(spark: Any, relation: str, table_format: str) -> list[dict[str, Any]]:
+    """The table's commits, oldest first, the same way on both formats (as the adapter's macro
+    lakehouse_commit_history reads them): each {version (Delta version or Iceberg snapshot id,
+    as text), operation, ledger (the interval ledger entry, or None), files_added,
+    files_removed}."""
+    found = []
+    if table_format == "iceberg":
+        query = f"select snapshot_id, operation, summary from {relation}.snapshots"
+        for row in spark.sql(query + " order by committed_at, snapshot_id").collect():
+            summary = row["summary"] or {}
+            found.append(
+                {
+                    "version": str(row["snapshot_id"]),
+                    "operation": row["operation"],
+                    "ledger": summary.get("lakehouse.ledger"),
+                    "files_added": int(summary.get("added-data-files", 0)),
+                    "files_removed": int(summary.get("deleted-data-files", 0)),
+                }
+            )
+        return found
+    for row in spark.sql(f"describe history {relation}").orderBy("version").collect():
+        metrics = row["operationMetrics"] or {}
+        found.append(
+            {
+                "version": str(row["version"]),
+                "operation": row["operation"],
+                "ledger": row["userMetadata"],
+                "files_added": int(metrics.get("numTargetFilesAdded", metrics.get("numFiles", 0))),
+                "files_removed": int(metrics.get("numTargetFilesRemoved", 0)),
+            }
+        )
+    return found
+
+
+def dump_tables(spark: Any, schema: str, tables: list[str], table_format: str) -> dict:
+    """Each table's rows (as text, sorted) and commit history, plus the schema's relations.
+
+    Plain JSON-able values, so that a table written by one process can be compared with the
+    same table written by another.
+    """
+    result: dict = {
+        "relations": sorted(
+            row["tableName"]
+            for row in spark.sql(f"show tables in {schema}").collect()
+            if not row["isTemporary"]  # a session's temporary views show in every schema
+        )
+    }
+    for table in tables:
+        relation = f"{schema}.{table}"
+        frame = spark.sql(f"select * from {relation}")
+        ordered = frame.orderBy(*frame.columns).collect()
+        result[table] = {
+            "columns": frame.columns,
+            "rows": [[str(value) for value in row] for row in ordered],
+            "history": [commit["operation"] for commit in commits(spark, relation, table_format)],
+        }
+    return result
