@@ -94,3 +94,29 @@ def test_dbt_retry_reruns_a_failed_interval_once_its_file_has_landed(
     assert rows(spark, f"{schema}.rejected_orders", ["line_number", "rejection_reason"]) == [
         (5, "amount 'abc' is not a decimal(10,2)"),
     ]
+
+
+def parse_events(target: str, args: list[str], variables: dict | None = None) -> list[str]:
+    """The names of the events of a `dbt run` that selects nothing (it parses, runs nothing)."""
+    names: list[str] = []
+    run_dbt(
+        ["run", "--select", "tag:selects_nothing", *args],
+        target,
+        variables,
+        callbacks=[lambda event: names.append(event.info.name)],
+    )
+    return names
+
+
+def test_a_new_interval_as_flags_keeps_partial_parsing_and_as_vars_does_not(target):
+    parse_events(target, interval_flags("2026-10-03", "2026-10-04"))
+    second = parse_events(target, interval_flags("2026-10-04", "2026-10-05"))
+    assert "PartialParsingSkipParsing" in second and "UnableToPartialParse" not in second
+
+    parse_events(
+        target, [], {"data_interval_start": "2026-10-03", "data_interval_end": "2026-10-04"}
+    )
+    second = parse_events(
+        target, [], {"data_interval_start": "2026-10-04", "data_interval_end": "2026-10-05"}
+    )
+    assert "UnableToPartialParse" in second  # dbt: "... because config vars ... have changed"

@@ -193,7 +193,9 @@ def test_quoted_fields_are_parsed_and_bad_quoting_is_rejected(spark, target, sch
     load_day_1(
         target,
         tmp_path,
-        (
+        # saved as spreadsheet tools save "CSV UTF-8": a byte-order mark first, which is not data
+        b"\xef\xbb\xbf"
+        + (
             HEADER
             + '2001,"C03",placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n'
             + '2002,"Smith, Jane",placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00\n'

@@ -10,8 +10,10 @@ over the same folder, declared in _order_changes__sources.yml), so the lineage s
 Each file is parsed as RFC 4180 CSV (quoted fields may hold commas, doubled quotes and line
 breaks, so a record can span lines) by one task that reads the file's bytes: a file cannot be
 split at line breaks. The driver reads only each header, with the same parser. A record keeps
-its first line number (the header is line 1) and its raw text. A record is kept with its rejection_reason instead of loading when it is not valid UTF-8,
-is not valid CSV, has too few or too many fields, or holds a value that would load as a
+its first line number (the header is line 1) and its raw text. A UTF-8 byte-order mark at the
+start of a file (what spreadsheet tools write for "CSV UTF-8") is not data and is skipped. A
+record is kept with its rejection_reason instead of loading when it is not valid UTF-8, is not
+valid CSV, has too few or too many fields, or holds a value that would load as a
 different value: text that is not of the column's type, an amount that does not fit
 decimal(10,2) exactly (never rounded), a status outside the var orders_accepted_statuses, or an
 updated_at later than the end of the file's day plus the var orders_updated_at_tolerance_minutes
@@ -172,7 +174,7 @@ def records(lines: Iterable[str]) -> Iterator[tuple[int, str, list[str] | None, 
 
 def read_header(path: Path) -> list[str]:
     """The header's column names: the file's first record, read on the driver."""
-    with path.open(encoding="utf-8", errors="surrogateescape", newline="") as lines:
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as lines:
         first = next(records(lines), None)
     if first is None:
         return []
@@ -191,7 +193,7 @@ def check_header(model_name: str, path: Path, found: list[str]) -> None:
 def data_records(content: bytes) -> list[tuple[int, str, list[str] | None, str | None]]:
     """The records of a file's bytes but the header and blank lines, in file order."""
     lines = io.TextIOWrapper(
-        io.BytesIO(content), encoding="utf-8", errors="surrogateescape", newline=""
+        io.BytesIO(content), encoding="utf-8-sig", errors="surrogateescape", newline=""
     )
     return [record for record in records(lines) if record[0] > 1 and record[1].strip()]
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
+from dbt.adapters.lakehouse.scheduler import failure
+
 
 def find_project_dir() -> Path:
     """This dbt project's folder (profiles/, conf/, landing/, .jars/ are found from it): the
@@ -114,14 +116,9 @@ def run_dbt(
 
 
 def describe_failure(result: dbtRunnerResult) -> str:
-    """The error text of a failed invocation: the exception, or each failing node's message."""
-    if result.exception is not None:
-        return str(result.exception)
-    messages = []
-    for node_result in getattr(result.result, "results", None) or []:
-        if str(node_result.status) in {"error", "fail"}:
-            messages.append(f"{node_result.node.unique_id}: {node_result.message}")
-    return "\n".join(messages) or "unknown failure"
+    """The error text of a failed invocation: the exception, or each failing node's message
+    (one a line), as the package's `lakehouse catchup` reports it."""
+    return failure(result, "\n")
 
 
 def run_module(

@@ -4,6 +4,10 @@
     lakehouse serve [--project-dir D] [--profiles-dir P] [--target T] ...
                                                     one server for a project's warehouse
     lakehouse java                                  is this machine's Java usable by Spark?
+    lakehouse intervals --select S [--since D] [--until D] [--json]
+                                                    loaded and missing intervals (scheduler.py)
+    lakehouse catchup   --select S [--since D] [--until D] [--command run|build] [--quiet|--json]
+                                                    run each missing interval, oldest first
 
 Each refusal is one line on standard error naming the cause and the fix, exit status 2.
 """
@@ -15,7 +19,7 @@ import sys
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import jars
+from dbt.adapters.lakehouse import jars, scheduler
 from dbt.adapters.lakehouse.java import java_problem
 
 
@@ -55,6 +59,49 @@ def java_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def dbt_of(args: argparse.Namespace) -> scheduler.Dbt:
+    """dbt's own options, passed to every dbt invocation of the command."""
+    common: list[str] = []
+    for option in ("project_dir", "profiles_dir", "target", "vars"):
+        value = getattr(args, option)
+        if value is not None:
+            common += [f"--{option.replace('_', '-')}", value]
+    shown = {"text": "all", "quiet": "errors", "json": "none"}[getattr(args, "output", "json")]
+    return scheduler.Dbt(common, shown)
+
+
+def intervals_command(args: argparse.Namespace) -> int:
+    try:
+        return scheduler.intervals_command(
+            dbt_of(args), args.select, args.since, args.until, args.json
+        )
+    except scheduler.SchedulerError as problem:
+        print(f"lakehouse intervals: {problem}", file=sys.stderr)
+        return 2
+
+
+def catchup_command(args: argparse.Namespace) -> int:
+    try:
+        return scheduler.catchup_command(
+            dbt_of(args), args.select, args.since, args.until, args.command, args.output
+        )
+    except scheduler.SchedulerError as problem:
+        print(f"lakehouse catchup: {problem}", file=sys.stderr)
+        return 2
+
+
+def scheduler_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--select", "-s", required=True, help="dbt's selection (+orders ...)")
+    command.add_argument("--since", help="first interval's start (default: the models' begin)")
+    command.add_argument(
+        "--until", help="end, exclusive (default: the start of the current interval)"
+    )
+    command.add_argument("--project-dir", help="the dbt project (default: as dbt finds it)")
+    command.add_argument("--profiles-dir", help="the folder of profiles.yml (default: as dbt)")
+    command.add_argument("--target", help="the profile's target (default: the profile's)")
+    command.add_argument("--vars", help="dbt's --vars, passed to every invocation")
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="lakehouse", description="dbt-lakehouse: retry-safe incremental loads on Spark."
@@ -84,6 +131,27 @@ def parser() -> argparse.ArgumentParser:
 
     java = commands.add_parser("java", help="check that a Java 17+ runtime is there for Spark")
     java.set_defaults(run=java_command)
+
+    intervals = commands.add_parser(
+        "intervals", help="the loaded and the missing intervals of the selected interval models"
+    )
+    scheduler_options(intervals)
+    intervals.add_argument("--json", action="store_true", help="one JSON document")
+    intervals.set_defaults(run=intervals_command)
+
+    catchup = commands.add_parser(
+        "catchup", help="run each missing interval of the selection, oldest first"
+    )
+    scheduler_options(catchup)
+    catchup.add_argument("--command", choices=["run", "build"], default="run")
+    shown = catchup.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--quiet", dest="output", action="store_const", const="quiet", help="errors only"
+    )
+    shown.add_argument(
+        "--json", dest="output", action="store_const", const="json", help="JSON lines"
+    )
+    catchup.set_defaults(run=catchup_command, output="text")
     return top
 
 

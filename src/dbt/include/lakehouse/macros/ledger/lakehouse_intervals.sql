@@ -1,4 +1,4 @@
-{% macro lakehouse_intervals(model) %}
+{% macro lakehouse_intervals(model, missing_ok=false) %}
     {#-
         dbt run-operation lakehouse_intervals --args '{model: orders}'
         Lists the intervals the model's table holds, each with the table version (Delta) or
@@ -6,6 +6,9 @@
         between the model's begin config (or its first interval) and its last interval. Read
         from the table's own history: the ledger entries idempotent_merge writes into each
         commit (lakehouse_commit_metadata). model: the model's name or unique_id.
+        missing_ok: a model without a table yet has no interval instead of an error.
+        The listing also goes to dbt's debug log as one line of JSON, prefixed
+        `lakehouse_intervals ` (what `lakehouse intervals` and `lakehouse catchup` read).
         History the format has expired (Delta log retention, Iceberg expire_snapshots) is not
         listed.
     -#}
@@ -18,7 +21,10 @@
     {%- endif -%}
     {%- set node = found[0] -%}
     {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
-    {%- if relation is none -%}
+    {%- if relation is none and missing_ok -%}
+        {{ log('lakehouse_intervals ' ~ tojson({'model': node.unique_id, 'intervals': []})) }}
+        {{ return({'intervals': [], 'lines': []}) }}
+    {%- elif relation is none -%}
         {{ exceptions.raise_compiler_error('lakehouse_intervals: ' ~ node.unique_id ~ ' has no table yet (' ~ node.schema ~ '.' ~ node.alias ~ '). Run the model first.') }}
     {%- endif -%}
     {%- set iceberg = node.config.get('file_format') == 'iceberg' -%}
@@ -27,6 +33,7 @@
         {%- do commits.append([commit.version, commit.ledger]) -%}
     {%- endfor -%}
     {%- set ledger = adapter.interval_ledger(node.unique_id, relation | string, commits, node.config.get('begin'), 'snapshot' if iceberg else 'version') -%}
+    {{ log('lakehouse_intervals ' ~ tojson({'model': node.unique_id, 'intervals': ledger.intervals})) }}
     {%- for line in ledger.lines -%}
         {{ log(line, info=True) }}
     {%- endfor -%}
