@@ -79,7 +79,7 @@ def listing(
             previous["end"] = end
         else:
             pieces.append(piece)
-    return [{**p, "start": _iso(p["start"]), "end": _iso(p["end"])} for p in pieces]
+    return [{**p, "start": iso(p["start"]), "end": iso(p["end"])} for p in pieces]
 
 
 def lines(relation: str, pieces: list[dict], version_label: str = "version") -> list[str]:
@@ -98,5 +98,6 @@ def lines(relation: str, pieces: list[dict], version_label: str = "version") -> 
     return out
 
 
-def _iso(moment: datetime) -> str:
+def iso(moment: datetime) -> str:
+    """A UTC instant as the ledger listing and the scheduler commands write it."""
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

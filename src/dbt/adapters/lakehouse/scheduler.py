@@ -33,6 +33,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from dbt.adapters.lakehouse.interval import parse_instant
+from dbt.adapters.lakehouse.ledger import iso
 
 LEDGER_PREFIX = "lakehouse_intervals "
 INTERVAL_STRATEGIES = ("idempotent_merge", "microbatch")
@@ -173,10 +174,6 @@ def missing_intervals(
 ) -> list[tuple[datetime, datetime]]:
     """Every interval missing from any model, oldest first, once."""
     return sorted({step for model in models for step in model.missing(since, until)})
-
-
-def iso(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def day_or_iso(moment: datetime) -> str:
