@@ -11,6 +11,7 @@
 #               Connect Python client; Ctrl-C stops it
 #   make wheel  the dbt-lakehouse wheel (the product only) into dist/
 #   make docs   generates dbt's docs site with its catalog and serves it on localhost:8080
+#               (DOCS_PORT=N for another port)
 #   make bench  re-merges one day of a 3M-row table on Delta, then Iceberg (each its own JVM),
 #               four contenders x three cases; writes docs/benchmarks/ (BENCH_ARGS passes options,
 #               e.g. BENCH_ARGS='--days 300 --label 30M --contenders idempotent_merge --no-cli')

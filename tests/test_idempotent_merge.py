@@ -355,6 +355,28 @@ def test_a_changed_model_schema_is_refused_on_fail_then_appended_on_request(
         (2, "b", "y", 2, T0, None),
     ]
 
+    # A type change: append_new_columns adds columns only, so it refuses rather than ignore
+    # it; neither refusal suggests an on_schema_change that would not apply it.
+    commits = commit_count(spark, relation, table_format)
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T3), (2, "b", "y", 2, T0)])
+    for setting in ("append_new_columns", "fail"):
+        retyped = versioned_model(on_schema_change=setting).replace(
+            "select * from",
+            "select id, part, name, cast(amount as string) as amount, updated_at,"
+            " concat(name, '!') as note from",
+        )
+        result = run_dbt(["run"], target, project_dir=project(merged=retyped), expect_pass=False)
+        text = " ".join(describe_failure(result).split())
+        assert "model.scratch.merged" in text
+        assert "column amount is bigint in the table and string in the model" in text
+        assert "Cast the column in the model to the table's type" in text
+        assert "append_new_columns to" not in text and "sync_all_columns" not in text
+        assert rows(spark, relation, [*COLUMNS, "note"], ["id"]) == [
+            (1, "a", "x", 1, T2, "x!"),
+            (2, "b", "y", 2, T0, None),
+        ]
+        assert commit_count(spark, relation, table_format) == commits
+
 
 def test_a_model_with_only_key_columns_inserts_without_an_update_clause(
     spark, target, schema, table_format, project

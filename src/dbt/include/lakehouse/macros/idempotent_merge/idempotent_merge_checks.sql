@@ -12,7 +12,8 @@
         describe again): the model's columns (source_columns) against the table's (table),
         leaving out the applied-batches column the strategy adds itself. fail (this project's
         folder default) refuses with both lists; ignore changes nothing; append_new_columns /
-        sync_all_columns alter the table through dbt's sync_column_schemas. Returns the names
+        sync_all_columns alter the table through dbt's sync_column_schemas, except that
+        append_new_columns refuses a type change, which it would otherwise ignore silently. Returns the names
         the table gained and lost: {'added': [...], 'removed': [...]}.
     -#}
     {%- set applied = idempotent_merge_applied_column() -%}
@@ -23,21 +24,9 @@
     {%- if not (added or removed or retyped) or on_schema_change == 'ignore' -%}
         {{ return({'added': [], 'removed': []}) }}
     {%- endif -%}
-    {%- if on_schema_change == 'fail' -%}
-        {%- set problems = [] -%}
-        {%- if added -%}
-            {%- do problems.append('in the model, not in the table: ' ~ (added | map(attribute='name') | join(', '))) -%}
-        {%- endif -%}
-        {%- if removed -%}
-            {%- do problems.append('in the table, not in the model: ' ~ (removed | map(attribute='name') | join(', '))) -%}
-        {%- endif -%}
-        {%- for change in retyped -%}
-            {%- do problems.append('column ' ~ change.column_name ~ ' would become ' ~ change.new_type) -%}
-        {%- endfor -%}
-        {%- set fix -%}
-Set on_schema_change to append_new_columns or sync_all_columns, or rebuild the table with --full-refresh over [begin, end), or alter the table yourself and rerun.
-        {%- endset -%}
-        {%- do idempotent_merge_raise("the model's columns and the table's are out of sync (on_schema_change: fail), so nothing was written:", problems, staging=staging, fix=fix) -%}
+    {#- append_new_columns adds columns only: a type change would be ignored without a word -#}
+    {%- if on_schema_change == 'fail' or (retyped and on_schema_change == 'append_new_columns') -%}
+        {%- do idempotent_merge_schema_refusal(on_schema_change, added, removed, retyped, target_columns, staging) -%}
     {%- endif -%}
     {%- do sync_column_schemas(on_schema_change, target, {
         'schema_changed': true,
@@ -51,6 +40,50 @@ Set on_schema_change to append_new_columns or sync_all_columns, or rebuild the t
         'added': added | map(attribute='name') | list,
         'removed': (removed | map(attribute='name') | list) if on_schema_change == 'sync_all_columns' else [],
     }) }}
+{% endmacro %}
+
+{% macro idempotent_merge_schema_refusal(on_schema_change, added, removed, retyped, target_columns, staging) %}
+    {#-
+        The refusal of a schema change that on_schema_change does not apply: every difference
+        on a line of its own (a type change with the table's type and the model's), and only
+        the fixes that work for those differences: append_new_columns for new columns (dbt-spark
+        drops no column, so not sync_all_columns for missing ones), a cast in the model for a
+        type change (append_new_columns never changes a type), and always a --full-refresh or
+        an ALTER by hand.
+    -#}
+    {%- set problems = [] -%}
+    {%- if added -%}
+        {%- do problems.append('in the model, not in the table: ' ~ (added | map(attribute='name') | join(', '))) -%}
+    {%- endif -%}
+    {%- if removed -%}
+        {%- do problems.append('in the table, not in the model: ' ~ (removed | map(attribute='name') | join(', '))) -%}
+    {%- endif -%}
+    {%- for change in retyped -%}
+        {%- set old = target_columns | selectattr('name', 'equalto', change.column_name) | first -%}
+        {%- do problems.append('column ' ~ change.column_name ~ ' is ' ~ old.data_type ~ ' in the table and ' ~ change.new_type ~ ' in the model') -%}
+    {%- endfor -%}
+    {%- set fixes = [] -%}
+    {%- if added -%}
+        {%- do fixes.append('set on_schema_change to append_new_columns to add the new columns') -%}
+    {%- endif -%}
+    {%- if removed -%}
+        {#- dbt-spark's sync_all_columns refuses to drop a column on every format -#}
+        {%- do fixes.append("select the table's missing columns in the model again") -%}
+    {%- endif -%}
+    {%- if retyped -%}
+        {%- do fixes.append("cast the column in the model to the table's type") -%}
+    {%- endif -%}
+    {%- do fixes.append('rebuild the table with --full-refresh over [begin, end)') -%}
+    {%- do fixes.append('alter the table yourself and rerun') -%}
+    {%- set headline -%}
+        {%- if on_schema_change == 'fail' -%}
+            the model's columns and the table's are out of sync (on_schema_change: fail), so nothing was written:
+        {%- else -%}
+            a column's type changed, which on_schema_change {{ on_schema_change }} does not apply (it adds new columns only), so nothing was written:
+        {%- endif -%}
+    {%- endset -%}
+    {%- set fix = (fixes | join(', or ')) ~ '.' -%}
+    {%- do idempotent_merge_raise(headline, problems, staging=staging, fix=fix[0] | upper ~ fix[1:]) -%}
 {% endmacro %}
 
 {% macro idempotent_merge_check_source(cfg, source, target) %}
