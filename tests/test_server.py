@@ -23,7 +23,7 @@ import pytest
 from support.analysts import JdbcReader, as_text, jdbc_query
 from support.docs import documented_columns_missing
 from support.expected import CART, JAN_1, JAN_2, JAN_3, ORDERS, ORDERS_AFTER_OCT_3
-from support.pipelines import PLAN, TABLES, columns_of
+from support.pipelines import ORDERS_STEP, PLAN, TABLES, columns_of
 from support.processes import step_env
 
 from dbt.adapters.lakehouse.metastore_lock import metastore_problem
@@ -40,9 +40,21 @@ STATES = {
     f"analytics.{CART}": [None, as_text(JAN_1), as_text(JAN_1 + JAN_2 + JAN_3)],
     "analytics.orders": [None, as_text(ORDERS_AFTER_OCT_3), as_text(ORDERS)],
 }
+SOAK = bool(os.environ.get("SOAK_RUNS"))
 CART_STEPS = [step for step in PLAN if step[0] in (CART, f"{CART}_df")]
-# every other pipeline: orders, F1 drivers, customer balances
-OTHER_STEPS = [step for step in PLAN if step not in CART_STEPS and step[0] != "seed"]
+# `make test`: the orders pipeline beside the cart (the two the analysts read: a SQL and a
+# Python model each, a first load and a MERGE each); `make soak`: every other pipeline too (F1
+# drivers, customer balances), as the embedded suite runs them.
+OTHER_STEPS = [
+    step
+    for step in PLAN
+    if step not in CART_STEPS and step[0] != "seed" and (SOAK or step[0] == ORDERS_STEP)
+]
+SERVED = {
+    table: expected
+    for table, expected in TABLES.items()
+    if SOAK or table.startswith(CART) or table in ("orders", "rejected_orders")
+}
 # Reruns once everything is loaded: each interval again, out of order (no change, no commit).
 RERUNS = [CART_STEPS[2], CART_STEPS[0], OTHER_STEPS[1], OTHER_STEPS[0]]
 
@@ -195,7 +207,7 @@ def test_pipelines_through_the_server_while_analysts_read_give_the_documents_tab
                 if writer.poll() is None:
                     writer.kill()
                     writer.wait()
-        result = server.steps(RERUNS, list(TABLES))  # every model of the project
+        result = server.steps(RERUNS, list(SERVED))  # every model the writers built
     finally:
         stop_file.touch()
         jdbc.done.set()
@@ -227,14 +239,15 @@ def test_pipelines_through_the_server_while_analysts_read_give_the_documents_tab
             assert len(states) >= 2, f"{client} saw only one state of {table}: {states}"
     # shown with pytest -s: how much the analysts read while dbt wrote
     print("analyst reads:", {client: len(client_reads) for client, client_reads in reads.items()})
-    for table, (columns, expected, _) in TABLES.items():
+    for table, (columns, expected, _) in SERVED.items():
         assert columns_of(result[table], columns) == as_text(expected), table
     # the first load and one MERGE each; the reruns committed nothing
     assert len(result[CART]["history"]) == len(result["orders"]["history"]) == 2
 
 
 def test_docs_generate_through_the_server_catalogs_every_model_with_its_columns(server):
-    """Runs after the pipelines: every model of the plan has its table and columns."""
+    """Runs after the pipelines: every model they built has its table and columns; a model
+    not built (outside `make soak`) has no catalog entry."""
     target_path = server.home / "docs"
     done = server.run(
         [
@@ -248,7 +261,8 @@ def test_docs_generate_through_the_server_catalogs_every_model_with_its_columns(
         ]
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert documented_columns_missing(target_path) == {}
+    not_built = [f"model.retry_safe.{name}" for name in TABLES if name not in SERVED]
+    assert documented_columns_missing(target_path) == dict.fromkeys(not_built, [])
 
 
 @pytest.mark.parametrize(
