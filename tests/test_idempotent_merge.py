@@ -342,12 +342,22 @@ def test_a_changed_model_schema_is_refused_on_fail_then_appended_on_request(
         (2, "b", "y", 2, T0),
     ]
     assert "note" not in [c.name for c in spark.table(relation).schema]
-    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T2), (2, "b", "y", 2, T0)])
 
+    # The column is added, no row changes: the result says what was committed (on Delta the
+    # ALTER is version 2, after the first load and the merge of row 1; an Iceberg schema change
+    # is new table metadata, not a snapshot).
     appending = versioned_model(on_schema_change="append_new_columns").replace(
         "select * from", "select *, concat(name, '!') as note from"
     )
-    run_dbt(["run"], target, project_dir=project(merged=appending))
+    commits = commit_count(spark, relation, table_format)
+    result = run_dbt(["run"], target, project_dir=project(merged=appending))
+    assert result.result.results[0].message == "no rows changed; columns added: note (" + (
+        "delta version 2)" if table_format == "delta" else "a new iceberg schema, no snapshot)"
+    )
+    assert commit_count(spark, relation, table_format) == commits + (table_format == "delta")
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T2), (2, "b", "y", 2, T0)])
+    result = run_dbt(["run"], target, project_dir=project(merged=appending))
+    assert result.result.results[0].message == "0 inserted, 1 updated, 0 deleted"
     # The column is added; the newer row 1 carries it. Row 2's version did not change, so the
     # guard keeps it as it was (NULL): filling old rows takes a --full-refresh.
     assert rows(spark, relation, [*COLUMNS, "note"], ["id"]) == [

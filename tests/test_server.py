@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +30,7 @@ from support.processes import step_env
 
 from dbt.adapters.lakehouse.metastore_lock import metastore_problem
 from dbt.adapters.lakehouse.server.profile import load_target
-from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, SERVER_TARGETS
+from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, SERVER_TARGETS, interval_flags
 from retry_safe.scenario import command
 from retry_safe.server_process import serve_command, spawn, stop
 
@@ -119,8 +121,9 @@ def server(tmp_path_factory, table_format) -> Iterator[Server]:
     )
     process = spawn(EMBEDDED_TARGETS[table_format], env, home / "logs")
     banner = (home / "logs" / "server.out").read_text()
-    yield Server(process, env, connect_port, thrift_port, banner, home)
-    stop(process)
+    served = Server(process, env, connect_port, thrift_port, banner, home)
+    yield served
+    stop(served.process)  # the module's server, or the one started after the kill
 
 
 @pytest.mark.format_independent
@@ -364,8 +367,65 @@ def test_the_printed_beeline_command_reads_the_tables(server):
     assert done.stdout.split()[-2:] == ["n", str(len(ORDERS))]
 
 
+def test_a_server_killed_mid_run_ends_the_run_in_one_line_and_serves_again_at_once(
+    server, table_format
+):
+    """The module's server, its JVM killed (SIGKILL) while a scheduler's `dbt run` of a cart
+    interval writes through it: the client gives up within 60 seconds in one line and exits;
+    the server's process exits with status 3 and one line; `lakehouse serve` starts again at
+    once on the same warehouse (the last test stops it); the rerun leaves the tables exact."""
+    logs = server.home / "logs"
+    served = server.process
+    selector, start, end = CART_STEPS[2]
+    output = server.home / "killed-run.out"
+    with output.open("w") as stdout:
+        client = subprocess.Popen(
+            [str(Path(sys.executable).with_name("dbt")), "run", "--select", selector,
+             f"{selector}_df", *interval_flags(start, end)],
+            cwd=PROJECT_DIR, env=server.env, stdout=stdout, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        while " START " not in output.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        jvm = subprocess.run(
+            ["pgrep", "-x", "java", "-P", str(served.pid)], capture_output=True, text=True
+        )
+        os.kill(int(jvm.stdout.split()[0]), signal.SIGKILL)
+        killed = time.monotonic()
+        client.wait(timeout=120)
+        assert time.monotonic() - killed < 60
+    finally:
+        if client.poll() is None:
+            client.kill()
+        stop(served)  # the lakehouse serve process, if it did not end on its own
+    said = output.read_text()
+    assert client.returncode == 1, said[-3000:]
+    assert (
+        f"The lakehouse server at localhost:{server.connect_port} stopped answering during "
+        "this run (connection lost, retried for 25 seconds). Each model's change commits whole "
+        "or not at all, so rerunning the same selection and interval is safe once a server "
+        "serves again"
+    ) in " ".join(said.split()), said[-3000:]
+    for noise in ("StatusCode", "RETRIES_EXCEEDED", "Traceback"):  # pyspark's, not ours
+        assert noise not in said, said[-3000:]
+    assert served.returncode == 3
+    assert (
+        "lakehouse serve: the server's JVM exited while serving (killed by signal 9). The "
+        "tables hold only committed runs"
+    ) in (logs / "server.err").read_text()
+
+    # no lock left behind; the last test stops this one
+    server.process = spawn(EMBEDDED_TARGETS[table_format], server.env, logs)
+    result = server.steps(CART_STEPS[2:], [CART, f"{CART}_df"])
+    for table in (CART, f"{CART}_df"):
+        columns, expected, _ = TABLES[table]
+        assert columns_of(result[table], columns) == as_text(expected), table
+        assert len(result[table]["history"]) == 2, table  # the kill and the rerun: no commit
+
+
 def test_ctrl_c_stops_the_server_and_releases_the_metastore(server, table_format, monkeypatch):
-    """Last: stops the module's server."""
+    """Last: stops the server (the one started again after the kill)."""
     assert stop(server.process) == 0, (server.home / "logs" / "server.err").read_text()[-3000:]
     assert "Stopping the lakehouse server." in (server.home / "logs" / "server.out").read_text()
     monkeypatch.setenv("LAKEHOUSE_HOME", str(server.home))

@@ -8,7 +8,12 @@ from types import SimpleNamespace
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.connect import connect_url, require_listening, require_same_format
+from dbt.adapters.lakehouse.connect import (
+    connect_url,
+    on_the_server,
+    require_listening,
+    require_same_format,
+)
 from dbt.adapters.lakehouse.connections import LakehouseCredentials
 
 
@@ -87,3 +92,42 @@ def test_connect_is_a_method_of_the_profile():
     )
     assert creds.method == "connect"
     assert creds.type == "lakehouse"
+
+
+def test_a_lost_server_ends_the_statement_in_one_line_and_every_later_one_at_once():
+    import grpc
+    from pyspark.errors.exceptions.connect import SparkConnectGrpcException
+
+    lost = credentials(port=15099)
+    line = (
+        "The lakehouse server at localhost:15099 stopped answering during this run (connection "
+        "lost, retried for 25 seconds). Each model's change commits whole or not at all, so "
+        "rerunning the same selection and interval is safe once a server serves again "
+        "(`lakehouse serve --target <a session target of this project>`)."
+    )
+    with pytest.raises(DbtRuntimeError) as first, on_the_server(lost):
+        raise SparkConnectGrpcException(
+            "failed to connect", grpc_status_code=grpc.StatusCode.UNAVAILABLE
+        )
+    assert str(first.value) == f"Runtime Error\n  {line}"
+    ran = []
+    with pytest.raises(DbtRuntimeError) as later, on_the_server(lost):
+        ran.append("statement")
+    assert str(later.value) == str(first.value)
+    assert ran == []  # nothing sent to a server known lost
+
+
+def test_a_statements_own_error_passes_unchanged():
+    import grpc
+    from pyspark.errors.exceptions.connect import SparkConnectGrpcException
+
+    own_error = SparkConnectGrpcException(
+        "[TABLE_OR_VIEW_NOT_FOUND] x", grpc_status_code=grpc.StatusCode.INTERNAL
+    )
+    with (
+        pytest.raises(SparkConnectGrpcException, match="TABLE_OR_VIEW_NOT_FOUND"),
+        on_the_server(credentials(port=15098)),
+    ):
+        raise own_error
+    with on_the_server(credentials(port=15098)):  # the server is not taken for lost
+        pass

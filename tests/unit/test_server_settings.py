@@ -4,6 +4,7 @@ and the session target it serves read from a project's profile (server/profile.p
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -185,3 +186,19 @@ def test_a_session_target_without_table_format_is_refused(tmp_path):
 def test_a_folder_without_a_dbt_project_is_refused(tmp_path):
     with pytest.raises(ProfileError, match=f"{tmp_path} holds no dbt_project.yml"):
         load_target(str(tmp_path), str(PROFILES), "local")
+
+
+def test_a_jvm_that_dies_while_serving_ends_the_server_with_one_line(monkeypatch):
+    """The serve loop notices the JVM's exit within a second (no Ctrl-C needed), so the
+    process ends and its lock never blocks the next server."""
+    from dbt.adapters.lakehouse.server.app import JvmDied, wait_for_stop
+
+    monkeypatch.setattr("signal.signal", lambda *_: None)  # pytest keeps its Ctrl-C
+    killed = SimpleNamespace(poll=lambda: -9, returncode=-9)
+    with pytest.raises(JvmDied) as died:
+        wait_for_stop(killed, SimpleNamespace(target="local_iceberg"))
+    assert str(died.value) == (
+        "the server's JVM exited while serving (killed by signal 9). The tables hold only "
+        "committed runs: a dbt run writing through the server fails and is safe to rerun once "
+        "a server serves again (`lakehouse serve --target local_iceberg`)."
+    )

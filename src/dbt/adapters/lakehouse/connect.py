@@ -11,6 +11,11 @@ The session is created once per process and server address, released when the pr
 timeout), and checked on creation: a server that does not listen gives one line naming
 ``lakehouse serve``, and a server of the other table format (a Delta server for an Iceberg
 target) one line saying so.
+
+A server that stops answering during a run (its JVM killed, its machine gone) is retried for
+about 25 seconds, not the Connect client's ten minutes; then the statement or Python model ends
+with one line naming the server and saying a rerun is safe, every later statement of the
+process fails at once with the same line, and the exit does not wait on the lost server.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ from __future__ import annotations
 import atexit
 import os
 import socket
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
@@ -26,7 +34,11 @@ from dbt.adapters.lakehouse.jvm import quiet_pandas_on_spark
 from dbt.adapters.spark.session import Connection, Cursor
 
 SERVE = "lakehouse serve --target <a session target of this project>"
+# The Connect client's retries of a lost connection: waits of 0.05, 0.2, 0.8, 3.2, 10 and 10
+# seconds (plus jitter), about 25 seconds in all; its default tolerates at least 10 minutes.
+RETRIES = {"max_retries": 6, "max_backoff": 10_000}
 _sessions: dict[str, Any] = {}
+_lost: dict[str, str] = {}  # url -> the line that ended the first statement on a lost server
 
 
 def connect_url(credentials: Any) -> str:
@@ -67,18 +79,60 @@ def require_same_format(spark: Any, credentials: Any) -> None:
         raise DbtRuntimeError(msg)
 
 
+def lost_server(credentials: Any, reason: str) -> str:
+    return (
+        f"The lakehouse server at {credentials.host}:{credentials.port} stopped answering "
+        f"during this run ({reason}). Each model's change commits whole or not at all, so "
+        f"rerunning the same selection and interval is safe once a server serves again "
+        f"(`{SERVE}`)."
+    )
+
+
+@contextmanager
+def on_the_server(credentials: Any) -> Iterator[None]:
+    """Around everything dbt sends to the server: a lost server ends it with one line (and
+    every later statement of this process at once), not a gRPC status."""
+    from pyspark.errors.exceptions.connect import SparkConnectGrpcException
+
+    url = connect_url(credentials)
+    if url in _lost:
+        raise DbtRuntimeError(_lost[url])
+    try:
+        yield
+    except SparkConnectGrpcException as problem:
+        import grpc
+
+        if problem.getGrpcStatusCode() != grpc.StatusCode.UNAVAILABLE:
+            raise
+        _lost[url] = lost_server(credentials, "connection lost, retried for 25 seconds")
+        raise DbtRuntimeError(_lost[url]) from None
+
+
+def release(spark: Any) -> None:
+    """At exit: release the session on the server, without retries (a lost server must not
+    keep a finished dbt waiting)."""
+    spark.client.set_retry_policies([])
+    spark.stop()
+
+
 def connect_session(credentials: Any) -> Any:
     """This process's Spark Connect session to the target's server (created on first use)."""
     url = connect_url(credentials)
+    if url in _lost:
+        raise DbtRuntimeError(_lost[url])
     if url in _sessions:
         return _sessions[url]
     require_listening(credentials)
     # pyspark.sql.functions and friends build Connect expressions only in this mode
     os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"
     quiet_pandas_on_spark()
+    from pyspark.sql.connect.client.retries import DefaultPolicy
     from pyspark.sql.connect.session import SparkSession
 
     spark = SparkSession.builder.remote(url).create()
+    spark.client.set_retry_policies([DefaultPolicy(**RETRIES)])
+    # the client's own notice when they run out, printed before our line says the same
+    warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]", category=UserWarning)
     try:
         for key, value in credentials.server_side_parameters.items():
             spark.conf.set(key, value)
@@ -86,7 +140,7 @@ def connect_session(credentials: Any) -> Any:
     except Exception:
         spark.stop()
         raise
-    atexit.register(spark.stop)
+    atexit.register(release, spark)
     _sessions[url] = spark
     return spark
 
@@ -111,9 +165,18 @@ class ConnectCursor(Cursor):
         spark = connect_session(self.credentials)
         self._rows = None
         try:
-            self._df = spark.sql(sql)
+            with on_the_server(self.credentials):
+                self._df = spark.sql(sql)
         except PySparkException as problem:
             raise DbtRuntimeError(str(problem)) from problem
+
+    def fetchall(self) -> Any:
+        with on_the_server(self.credentials):
+            return super().fetchall()
+
+    def fetchone(self) -> Any:
+        with on_the_server(self.credentials):
+            return super().fetchone()
 
 
 class ConnectConnection(Connection):

@@ -41,9 +41,12 @@ class SessionPythonJobHelper(PythonJobHelper):
 
     def submit(self, compiled_code: str) -> None:
         if self.credentials.method == "connect":
-            from dbt.adapters.lakehouse.connect import connect_session
+            from dbt.adapters.lakehouse.connect import connect_session, on_the_server
 
             spark = connect_session(self.credentials)
+            with on_the_server(self.credentials):
+                self.run(spark, compiled_code)
+            return
         else:
             spark = active_session(self.credentials.server_side_parameters)
             # dbt runs the model in a worker thread, which has no active session in the JVM:
@@ -51,5 +54,8 @@ class SessionPythonJobHelper(PythonJobHelper):
             # ("IcebergSource does not allow create table as select") unless the model's own
             # code happened to set it (classic createDataFrame does).
             spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+        self.run(spark, compiled_code)
+
+    def run(self, spark: Any, compiled_code: str) -> None:
         code = compile(compiled_code, f"<dbt python model {self.model_name}>", "exec")
         exec(code, {"spark": spark, "__name__": "__dbt_python_model__"})  # noqa: S102

@@ -245,23 +245,44 @@ def write_state(home: Path, options: ServerOptions, schema: str) -> None:
     (home / STATE_FILE).write_text(json.dumps(state | urls(options, schema), indent=2) + "\n")
 
 
-def wait_for_stop() -> None:
-    """Until Ctrl-C or SIGTERM."""
+class JvmDied(Exception):
+    """The server's JVM exited while serving: the message says what that means for clients."""
+
+
+def jvm_process() -> Any:
+    """The JVM pyspark started for this process (None if pyspark did not start one)."""
+    from pyspark import SparkContext
+
+    return getattr(SparkContext._gateway, "proc", None)
+
+
+def jvm_died(exit_status: int, served: ServedTarget) -> str:
+    how = f"killed by signal {-exit_status}" if exit_status < 0 else f"exit status {exit_status}"
+    return (
+        f"the server's JVM exited while serving ({how}). The tables hold only committed "
+        "runs: a dbt run writing through the server fails and is safe to rerun once a server "
+        f"serves again (`lakehouse serve --target {served.target}`)."
+    )
+
+
+def wait_for_stop(jvm: Any, served: ServedTarget) -> None:
+    """Until Ctrl-C or SIGTERM; JvmDied when the JVM exits first (a kill, out of memory), so
+    that this process ends too and its lock never blocks the next server."""
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     while not stop.wait(1):
-        pass
+        if jvm is not None and jvm.poll() is not None:
+            raise JvmDied(jvm_died(jvm.returncode, served))
 
 
 def stop_jvm(spark: Any) -> None:
     """Stop Spark (and with it the Spark Connect plugin), then wait for the JVM to exit, so
     the metastore is released when this process ends and no JVM outlives it."""
-    from pyspark import SparkContext
-
-    gateway = SparkContext._gateway
+    proc = jvm_process()
+    if proc is not None and proc.poll() is not None:
+        return  # the JVM is gone: nothing to stop, nothing to wait for
     spark.stop()
-    proc = getattr(gateway, "proc", None)
     if proc is not None:
         proc.stdin.close()  # pyspark's JVM exits when its standard input closes
         wait_or_kill(proc, timeout=60)
@@ -272,14 +293,16 @@ def serve(options: ServerOptions, served: ServedTarget) -> None:
     lock = hold_lock(home)
     try:
         spark, thrift = start(options, served)
+        jvm = jvm_process()
         try:
             write_state(home, options, served.schema)
             print(banner(options, served, os.getpid()), flush=True)
-            wait_for_stop()
+            wait_for_stop(jvm, served)
             print("Stopping the lakehouse server.", flush=True)
         finally:
             (home / STATE_FILE).unlink(missing_ok=True)
-            thrift.stop()
+            if jvm is None or jvm.poll() is None:
+                thrift.stop()
             stop_jvm(spark)
     finally:
         lock.close()
@@ -294,7 +317,8 @@ def run(
     thrift_port: int | None = None,
 ) -> int:
     """`lakehouse serve`: 0 after a clean stop, 2 (one line on standard error) when the server
-    cannot start, 130 after Ctrl-C while starting."""
+    cannot start, 3 (one line) when its JVM dies while serving, 130 after Ctrl-C while
+    starting."""
     try:
         served = load_target(project_dir, profiles_dir, target)
         options = options_from(served.table_format, bind, connect_port, thrift_port)
@@ -302,6 +326,9 @@ def run(
     except (ProfileError, ServerOptionError, Refused, CompileError, DbtRuntimeError) as problem:
         print(f"lakehouse serve: {problem}", file=sys.stderr)
         return 2
+    except JvmDied as problem:
+        print(f"lakehouse serve: {problem}", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:  # Ctrl-C while starting: everything started is stopped
         return 130
     return 0

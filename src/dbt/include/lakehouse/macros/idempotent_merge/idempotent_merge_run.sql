@@ -20,7 +20,8 @@
              otherwise the real changes (idempotent_merge_changes_sql, or
              idempotent_merge_batches_sql) computed once into a cached temporary view and,
              only if there are any, one MERGE: one atomic commit, or nothing;
-          5. one report line (idempotent_merge_report).
+          5. one report line (idempotent_merge_report), which names a schema change of
+             step 1 too (the columns added or dropped, and Delta's version of the ALTER).
         The CREATE and the MERGE each carry the interval ledger entry (model, interval,
         invocation id) in the table format's own commit metadata (lakehouse_commit_metadata),
         in the same commit as the data; no change, no commit, no entry.
@@ -29,8 +30,18 @@
     {%- set model_columns = idempotent_merge_columns(source) -%}
     {%- set cfg = plan.cfg -%}
     {%- set column_types = model_columns.types -%}
+    {%- set altered = none -%}
     {%- if existing is not none -%}
         {%- set changed = idempotent_merge_schema_changes(on_schema_change, model_columns, plan.table, existing, source) -%}
+        {%- if changed.added or changed.removed -%}
+            {%- set altered = changed -%}
+            {%- if file_format == 'delta' -%}
+                {%- do altered.update({'commit': 'delta version ' ~ lakehouse_commit_history(target, file_format, newest_only=true)[0].version}) -%}
+            {%- else -%}
+                {#- an Iceberg schema change writes new table metadata, not a snapshot -#}
+                {%- do altered.update({'commit': 'a new iceberg schema, no snapshot'}) -%}
+            {%- endif -%}
+        {%- endif -%}
         {%- set table_names = plan.table.names | map('lower') | list -%}
         {%- set columns = [] -%}
         {%- for c in model_columns.names if (c | lower) in table_names or c in changed.added -%}
@@ -108,10 +119,10 @@
         {%- do run_query('drop view if exists ' ~ changes) -%}
         {%- set planned = planned or none -%}
     {%- endif -%}
-    {{ return(idempotent_merge_report(cfg, target, file_format, source_stats, planned)) }}
+    {{ return(idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered)) }}
 {% endmacro %}
 
-{% macro idempotent_merge_report(cfg, target, file_format, source_stats, planned) %}
+{% macro idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered=none) %}
     {#-
         Log one line for the model: rows inserted, updated and deleted as the table format
         recorded them (the newest commit, lakehouse_commit_history: Delta's operationMetrics,
@@ -119,7 +130,8 @@
         source rows skipped as stale or unchanged, and the table version or snapshot.
         planned: {'insert': n, 'update': n, 'delete': n, 'applied': n} from the change set
         (applied: source keys, or for batch_column (key, batch) pairs, that were applied), or
-        none when no MERGE ran. Skipped counts the source's keys (batches) left out as stale,
+        none when no MERGE ran; altered: the schema change on_schema_change made before it
+        ({'added': [...], 'removed': [...], 'commit': ...}), or none. Skipped counts the source's keys (batches) left out as stale,
         unchanged or already applied; reduced the source rows beyond one per key (batch).
         Returns the figures as a dict, with a short message for dbt's result line.
     -#}
@@ -153,6 +165,12 @@
     }) -%}
     {%- set b = cfg.bounds -%}
     {%- set changed = stats.inserted ~ ' inserted, ' ~ stats.updated ~ ' updated, ' ~ stats.deleted ~ ' deleted' -%}
+    {%- set schema_change = [] -%}
+    {%- if altered -%}
+        {%- if altered.added -%}{%- do schema_change.append('columns added: ' ~ (altered.added | join(', '))) -%}{%- endif -%}
+        {%- if altered.removed -%}{%- do schema_change.append('columns dropped: ' ~ (altered.removed | join(', '))) -%}{%- endif -%}
+        {%- set schema_change = [(schema_change | join('; ')) ~ ' (' ~ altered.commit ~ ')'] -%}
+    {%- endif -%}
     {%- set line -%}
         idempotent_merge {{ target }}
         {%- if b %} [{{ b.start.isoformat() }}, {{ b.end.isoformat() }}){% endif %}:
@@ -160,8 +178,16 @@
         {{- ' skipped as already applied, ' if cfg.batch_column else ' skipped as stale or unchanged, ' -}}
         {{ stats.reduced }} older duplicates reduced;
         {{ file_format }} {{ stats.version }} (data files +{{ stats.files_added }} -{{ stats.files_removed }})
+        {%- for change in schema_change %}; {{ change }}{% endfor %}
     {%- endset -%}
     {{ log(line.split() | join(' '), info=True) }}
-    {%- do stats.update({'message': changed if planned is not none else 'no change, nothing committed'}) -%}
+    {%- if planned is not none -%}
+        {%- set message = ([changed] + schema_change) | join('; ') -%}
+    {%- elif altered -%}
+        {%- set message = (['no rows changed'] + schema_change) | join('; ') -%}
+    {%- else -%}
+        {%- set message = 'no change, nothing committed' -%}
+    {%- endif -%}
+    {%- do stats.update({'message': message}) -%}
     {{ return(stats) }}
 {% endmacro %}
