@@ -109,3 +109,68 @@ def test_a_second_process_on_the_embedded_metastore_stops_in_one_line(
     assert problem[0].startswith(start) and problem[0].endswith(end), problem[0]
     assert "XSDB6" not in done.stdout
     assert len(lines) < 15, done.stdout
+
+
+# A value the table's column type cannot take: the first run creates code as bigint; the next
+# interval's model returns the raw text (on_schema_change ignore keeps the table's types), and
+# the MERGE's write must cast 'A-3' to bigint. The same model in SQL and in Python.
+CODES_SQL = """\
+{{ config(materialized='incremental', incremental_strategy='idempotent_merge', unique_key='id',
+          on_schema_change='ignore') }}
+select id, {{ 'code' if is_incremental() else 'cast(code as bigint) as code' }}
+from {{ target.schema }}.codes
+"""
+CODES_PY = """\
+def model(dbt, spark):
+    dbt.config(
+        materialized="incremental", incremental_strategy="idempotent_merge", unique_key="id",
+        on_schema_change="ignore",
+    )
+    code = "code" if dbt.is_incremental else "cast(code as bigint) as code"
+    return spark.table(f"{dbt.this.schema}.codes").selectExpr("id", code)
+"""
+# What each format makes of it: Delta casts while writing the MERGE's files and fails the task
+# (TASK_WRITE_FAILED, the value in its cause); Iceberg refuses the MERGE before it runs.
+CANNOT_WRITE = {
+    "delta": (
+        "[CAST_INVALID_INPUT] The value 'A-3' of the type \"STRING\" cannot be cast to "
+        '"BIGINT" because it is malformed. Correct the value as per the syntax, or change its '
+        "target type. Use `try_cast` to tolerate malformed input and return NULL instead. "
+        "SQLSTATE: 22018 (raised as TASK_WRITE_FAILED; the stack trace is in dbt's log)"
+    ),
+    "iceberg": (
+        "[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST] Cannot write incompatible data for the "
+        'table ``: Cannot safely cast `code` "STRING" to "BIGINT". SQLSTATE: KD000'
+    ),
+}
+
+
+def test_a_value_the_table_cannot_take_is_one_line_naming_it_and_the_table_is_unchanged(
+    spark, target, schema, table_format, tmp_path, lakehouse_home
+):
+    spark.sql(f"create schema if not exists {schema}")
+    spark.sql(
+        f"create table {schema}.codes using {table_format} "
+        "as select * from values (1, '7') as t(id, code)"
+    )
+    project = write_project(
+        tmp_path / "codes", {"codes_sql.sql": CODES_SQL, "codes_py.py": CODES_PY}
+    )
+    run_dbt(["run"], target, project_dir=project)
+    spark.sql(f"insert into {schema}.codes values (2, 'A-3')")
+    log = lakehouse_home / "logs" / "dbt.log"
+    logged = log.stat().st_size
+    failed = run_dbt(["run"], target, project_dir=project, expect_pass=False)
+
+    messages = {result.node.name: result.message for result in failed.result.results}
+    # dbt's line naming the model, then Spark's one
+    assert messages == {
+        model: f"Runtime Error in model {model} (models/{file})\n  " + CANNOT_WRITE[table_format]
+        for model, file in (("codes_sql", "codes_sql.sql"), ("codes_py", "codes_py.py"))
+    }
+    for model in ("codes_sql", "codes_py"):
+        assert rows(spark, f"{schema}.{model}", ["id", "code"]) == [(1, 7)]
+    with log.open() as text:
+        text.seek(logged)
+        added = text.read()
+    assert "\tat org.apache.spark" in added  # the stack trace

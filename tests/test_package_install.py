@@ -130,6 +130,10 @@ DAILY_TOTALS_DAYS_1_3 = [
 ]
 
 
+# a line dbt prints: its time first (after a color reset when colors are on)
+DBT_LINE = re.compile(r"^(\x1b\[0m)?\d\d:\d\d:\d\d ")
+
+
 def run(command: list, **kwargs: object) -> subprocess.CompletedProcess:
     """Run a command; on failure the assertion shows its whole output."""
     done = subprocess.run(command, capture_output=True, text=True, **kwargs)
@@ -327,6 +331,10 @@ def test_a_new_dbt_project_builds_serves_and_is_read_with_the_package_alone(
     built = user.command("dbt", "build", *DAYS_1_2, cwd=project)
     assert "Completed successfully" in built.stdout
     assert "PASS=4 WARN=0 ERROR=0 SKIP=0" in built.stdout  # two models, two data tests
+    # dbt's lines only (the package's log configuration): no Spark WARN lines, no progress bars
+    assert built.stderr == "", built.stderr[-3000:]
+    other = [x for x in built.stdout.splitlines() if x.strip() and not DBT_LINE.match(x)]
+    assert other == [], built.stdout[-3000:]
     if not serves:
         before = log_files(project, table_format, name)
         user.command("dbt", "build", *DAYS_1_2, cwd=project)  # the retry: nothing to commit

@@ -1,14 +1,22 @@
 """Credentials and connection manager: dbt-spark's, under the adapter type ``lakehouse``,
 plus the ``connect`` method (a lakehouse server over Spark Connect, connect.py)."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from dbt_common.dataclass_schema import StrEnum
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.contracts.connection import Connection, ConnectionState
+from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.lakehouse.bindings import with_literal_bindings
-from dbt.adapters.lakehouse.errors import prepare_pyspark_errors, quiet_query_context_loggers
+from dbt.adapters.lakehouse.errors import (
+    prepare_pyspark_errors,
+    quiet_query_context_loggers,
+    spark_error_line,
+    stack_trace,
+)
 from dbt.adapters.lakehouse.jars import require_jars
 from dbt.adapters.lakehouse.java import require_java
 from dbt.adapters.lakehouse.jvm import start_session
@@ -57,8 +65,30 @@ class LakehouseCredentials(SparkCredentials):
         return (*super()._connection_keys(), "table_format")
 
 
+logger = AdapterLogger("lakehouse")
+
+
 class LakehouseConnectionManager(SparkConnectionManager):
     TYPE = "lakehouse"
+
+    @contextmanager
+    def exception_handler(self, sql: str) -> Iterator[None]:
+        """dbt-spark's, except that a Spark error with an error class reaches the console as
+        one line (errors.py: a failed write's reason, not TASK_WRITE_FAILED's stack trace)."""
+        try:
+            with super().exception_handler(sql):
+                yield
+        except Exception as error:
+            # dbt-spark wraps the Spark error in a DbtRuntimeError (its session cursor wraps an
+            # AnalysisException in one more); one without args it re-raises as it is
+            cause: BaseException | None = error
+            while isinstance(cause, DbtRuntimeError) and cause.__context__ is not None:
+                cause = cause.__context__
+            line = spark_error_line(cause)
+            if line is None:
+                raise
+            logger.debug(stack_trace(cause))
+            raise DbtRuntimeError(line) from cause
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:

@@ -12,6 +12,12 @@ Java stack trace, instead of Delta's text. Spark has no setting to register anot
 carries itself (Delta renders it from its own registry) when Spark's registry does not know the
 class, so the exception is built as usual and dbt shows Delta's message.
 
+A failed write reaches dbt as Spark's outer error, `TASK_WRITE_FAILED` with a Java stack trace,
+while the reason (`CAST_INVALID_INPUT`, naming the value) is a cause further down the chain.
+`spark_error_line` gives dbt one line instead: the innermost error of the chain that has an
+error class, its first line (the value, where Spark names it), and the outer class it was
+raised as; the whole chain and the stack trace go to dbt's debug log (logs/dbt.log).
+
 The same logging writes every SQL error that has a query context (a line and position) as one
 JSON record on standard error, `{"level": "ERROR", "logger": "SQLQueryContextLogger", ...}`,
 with the Java stack trace inside, even for errors dbt-spark expects and handles; dbt reports a
@@ -22,6 +28,7 @@ loggers.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 QUERY_CONTEXT_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
@@ -54,6 +61,56 @@ def quiet_query_context_loggers() -> None:
 
     for name in QUERY_CONTEXT_LOGGERS:
         PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def spark_error_line(problem: BaseException | None) -> str | None:
+    """One line for a Spark error whose root cause has an error class: that cause's first
+    line, and the outer class if another. None for anything else (a root cause without a class,
+    such as a Python model's own exception raised in a UDF, keeps dbt-spark's whole text)."""
+    chain = list(causes(problem))
+    if not chain or not chain[-1][0]:
+        return None
+    inner, message = chain[-1]
+    outer = next(condition for condition, _ in chain if condition)
+    line = (message or inner).strip().splitlines()[0]
+    if outer != inner:
+        line += f" (raised as {outer}; the stack trace is in dbt's log)"
+    return line
+
+
+def causes(problem: BaseException | None, limit: int = 50) -> Iterator[tuple[str | None, str]]:
+    """(error class or None, message) of the error and each cause, outermost first: from the JVM
+    (a Py4JJavaError, which PySpark leaves unconverted for SparkException such as
+    TASK_WRITE_FAILED, or a converted exception's origin), else from PySpark's own chain."""
+    from py4j.protocol import Py4JError, Py4JJavaError
+    from pyspark.errors import PySparkException
+
+    if isinstance(problem, Py4JJavaError):
+        java = problem.java_exception
+    else:
+        java = getattr(problem, "_origin", None) if isinstance(problem, PySparkException) else None
+    if java is not None:
+        for _ in range(limit):
+            try:
+                condition = java.getCondition()  # only a SparkThrowable has one
+            except Py4JError:
+                condition = None
+            yield condition, java.getMessage() or ""
+            java = java.getCause()
+            if java is None:
+                return
+        return
+    error: Any = problem
+    for _ in range(limit):
+        if not isinstance(error, PySparkException):
+            return
+        yield error.getCondition(), error.getMessage()
+        error = getattr(error, "_cause", None)
+
+
+def stack_trace(problem: BaseException) -> str:
+    """The Java stack trace of a Spark error from the JVM (empty for any other error)."""
+    return getattr(problem, "_stackTrace", None) or str(problem)
 
 
 def prepare_pyspark_errors() -> None:

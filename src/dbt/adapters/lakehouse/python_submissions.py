@@ -13,7 +13,11 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.base import PythonJobHelper
+from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.lakehouse.bindings import SESSION_METHODS
+from dbt.adapters.lakehouse.errors import spark_error_line, stack_trace
+
+logger = AdapterLogger("lakehouse")
 
 
 def active_session(server_side_parameters: dict[str, Any]) -> Any:
@@ -57,5 +61,14 @@ class SessionPythonJobHelper(PythonJobHelper):
         self.run(spark, compiled_code)
 
     def run(self, spark: Any, compiled_code: str) -> None:
+        """The model's code; a Spark error with an error class ends it in one line (errors.py),
+        the stack trace in dbt's log."""
         code = compile(compiled_code, f"<dbt python model {self.model_name}>", "exec")
-        exec(code, {"spark": spark, "__name__": "__dbt_python_model__"})  # noqa: S102
+        try:
+            exec(code, {"spark": spark, "__name__": "__dbt_python_model__"})  # noqa: S102
+        except Exception as problem:
+            line = spark_error_line(problem)
+            if line is None:
+                raise
+            logger.debug(stack_trace(problem))
+            raise DbtRuntimeError(line) from problem

@@ -1,0 +1,56 @@
+"""One line for a Spark error on dbt's console (src/dbt/adapters/lakehouse/errors.py), checked
+on exceptions built without a JVM in the shape PySpark gives them (each with its cause)."""
+
+from __future__ import annotations
+
+from pyspark.errors import PySparkException
+
+from dbt.adapters.lakehouse.errors import spark_error_line
+
+CAST = (
+    '[CAST_INVALID_INPUT] The value \'A-3\' of the type "STRING" cannot be cast to "BIGINT" '
+    "because it is malformed. SQLSTATE: 22018\n== SQL (line 1, position 8) ==\nselect cast(code "
+    "as bigint)\n       ^^^^^^^^^^^^^^^^^^^^^^"
+)
+
+
+class Captured(PySparkException):
+    """A converted JVM exception: its error class (or None), its message, its cause."""
+
+    def __init__(self, condition: str | None, message: str, cause: Captured | None = None):
+        super().__init__(message=message)
+        self.condition, self.text, self._cause = condition, message, cause
+
+    def getCondition(self) -> str | None:  # noqa: N802 (PySpark's name)
+        return self.condition
+
+    def getMessage(self) -> str:  # noqa: N802
+        return self.text
+
+
+def test_a_failed_write_is_its_root_cause_in_one_line_naming_the_value():
+    write = Captured(
+        "TASK_WRITE_FAILED",
+        "[TASK_WRITE_FAILED] Task failed while writing rows to file:/warehouse/t.",
+        Captured(None, "Job aborted due to stage failure", Captured("CAST_INVALID_INPUT", CAST)),
+    )
+    assert spark_error_line(write) == (
+        "[CAST_INVALID_INPUT] The value 'A-3' of the type \"STRING\" cannot be cast to "
+        '"BIGINT" because it is malformed. SQLSTATE: 22018 (raised as TASK_WRITE_FAILED; the '
+        "stack trace is in dbt's log)"
+    )
+
+
+def test_an_error_that_is_its_own_cause_is_its_first_line():
+    assert spark_error_line(Captured("CAST_INVALID_INPUT", CAST)) == (
+        "[CAST_INVALID_INPUT] The value 'A-3' of the type \"STRING\" cannot be cast to "
+        '"BIGINT" because it is malformed. SQLSTATE: 22018'
+    )
+
+
+def test_a_root_cause_without_an_error_class_keeps_the_whole_text():
+    python_udf = Captured(None, "An exception was thrown from the Python worker.\nValueError: x")
+    write = Captured("TASK_WRITE_FAILED", "[TASK_WRITE_FAILED] Task failed", python_udf)
+    assert spark_error_line(write) is None
+    assert spark_error_line(ValueError("not Spark's")) is None
+    assert spark_error_line(None) is None
