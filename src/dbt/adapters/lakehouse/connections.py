@@ -9,13 +9,11 @@ from dbt_common.dataclass_schema import StrEnum
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.contracts.connection import Connection, ConnectionState
-from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.lakehouse.bindings import with_literal_bindings
 from dbt.adapters.lakehouse.errors import (
+    one_line_error,
     prepare_pyspark_errors,
     quiet_query_context_loggers,
-    spark_error_line,
-    stack_trace,
 )
 from dbt.adapters.lakehouse.jars import require_jars
 from dbt.adapters.lakehouse.java import require_java
@@ -65,9 +63,6 @@ class LakehouseCredentials(SparkCredentials):
         return (*super()._connection_keys(), "table_format")
 
 
-logger = AdapterLogger("lakehouse")
-
-
 class LakehouseConnectionManager(SparkConnectionManager):
     TYPE = "lakehouse"
 
@@ -84,11 +79,10 @@ class LakehouseConnectionManager(SparkConnectionManager):
             cause: BaseException | None = error
             while isinstance(cause, DbtRuntimeError) and cause.__context__ is not None:
                 cause = cause.__context__
-            line = spark_error_line(cause)
-            if line is None:
+            one_line = one_line_error(cause)
+            if one_line is None:
                 raise
-            logger.debug(stack_trace(cause))
-            raise DbtRuntimeError(line) from cause
+            raise one_line from cause
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:

@@ -31,6 +31,12 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.events.logging import AdapterLogger
+
+logger = AdapterLogger("lakehouse")
+
 QUERY_CONTEXT_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
 
 
@@ -106,6 +112,16 @@ def causes(problem: BaseException | None, limit: int = 50) -> Iterator[tuple[str
             return
         yield error.getCondition(), error.getMessage()
         error = getattr(error, "_cause", None)
+
+
+def one_line_error(problem: BaseException | None) -> DbtRuntimeError | None:
+    """The DbtRuntimeError dbt shows for a Spark error (spark_error_line), its stack trace
+    written to dbt's debug log; None when the error keeps its own text."""
+    line = spark_error_line(problem)
+    if line is None or problem is None:
+        return None
+    logger.debug(stack_trace(problem))
+    return DbtRuntimeError(line)
 
 
 def stack_trace(problem: BaseException) -> str:

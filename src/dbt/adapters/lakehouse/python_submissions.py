@@ -13,11 +13,8 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.base import PythonJobHelper
-from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.lakehouse.bindings import SESSION_METHODS
-from dbt.adapters.lakehouse.errors import spark_error_line, stack_trace
-
-logger = AdapterLogger("lakehouse")
+from dbt.adapters.lakehouse.errors import one_line_error
 
 
 def active_session(server_side_parameters: dict[str, Any]) -> Any:
@@ -67,8 +64,7 @@ class SessionPythonJobHelper(PythonJobHelper):
         try:
             exec(code, {"spark": spark, "__name__": "__dbt_python_model__"})  # noqa: S102
         except Exception as problem:
-            line = spark_error_line(problem)
-            if line is None:
+            error = one_line_error(problem)
+            if error is None:
                 raise
-            logger.debug(stack_trace(problem))
-            raise DbtRuntimeError(line) from problem
+            raise error from problem
