@@ -118,8 +118,6 @@ def release(spark: Any) -> None:
 def connect_session(credentials: Any) -> Any:
     """This process's Spark Connect session to the target's server (created on first use)."""
     url = connect_url(credentials)
-    if url in _lost:
-        raise DbtRuntimeError(_lost[url])
     if url in _sessions:
         return _sessions[url]
     require_listening(credentials)

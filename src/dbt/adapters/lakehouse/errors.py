@@ -14,9 +14,9 @@ class, so the exception is built as usual and dbt shows Delta's message.
 
 A failed write reaches dbt as Spark's outer error, `TASK_WRITE_FAILED` with a Java stack trace,
 while the reason (`CAST_INVALID_INPUT`, naming the value) is a cause further down the chain.
-`spark_error_line` gives dbt one line instead: the innermost error of the chain that has an
-error class, its first line (the value, where Spark names it), and the outer class it was
-raised as; the whole chain and the stack trace go to dbt's debug log (logs/dbt.log).
+`spark_error_line` gives dbt one line instead when the chain's root cause has an error class:
+its first line (the value, where Spark names it) and the outer class it was raised as; the
+whole chain and the stack trace go to dbt's debug log (logs/dbt.log).
 
 The same logging writes every SQL error that has a query context (a line and position) as one
 JSON record on standard error, `{"level": "ERROR", "logger": "SQLQueryContextLogger", ...}`,
@@ -125,7 +125,8 @@ def one_line_error(problem: BaseException | None) -> DbtRuntimeError | None:
 
 
 def stack_trace(problem: BaseException) -> str:
-    """The Java stack trace of a Spark error from the JVM (empty for any other error)."""
+    """For dbt's debug log: a converted exception's Java stack trace, else the error's own
+    text (a Py4JJavaError's includes the trace)."""
     return getattr(problem, "_stackTrace", None) or str(problem)
 
 
