@@ -98,7 +98,7 @@ test: java
 	exit $$status
 
 # The fault scenarios at length: 200 shuffled interval runs (SOAK_RUNS), the killed and the
-# concurrent runs, the server's analysts reading four times as often, on both formats.
+# concurrent runs, the server's analysts reading eight times as often, on both formats.
 SOAK_RUNS ?= 200
 soak: java
 	SOAK_RUNS=$(SOAK_RUNS) $(BIN)/python -m pytest -q --target local \

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from dbt_common.tests import enable_test_caching
 from support import passes
+from support.processes import SUITE_JAVA_OPTIONS
 
 from retry_safe.project import configure_environment
 from retry_safe.project import table_format as format_of
@@ -63,9 +64,9 @@ def lakehouse_home(tmp_path_factory: pytest.TempPathFactory, target: str) -> Pat
     # per query (profiles/profiles.yml, LAKEHOUSE_CODEGEN). dbt Labs' adapter suite and the
     # wheel-install test run with Spark's default, code generation on.
     os.environ.setdefault("LAKEHOUSE_CODEGEN", "false")
-    # This JVM lives for the whole suite: C2 compiles only what stays hot (a sixth less CPU on
-    # test_idempotent_merge.py); scenario steps' own JVMs run C1 only (support/processes.py).
-    os.environ.setdefault("LAKEHOUSE_JAVA_OPTIONS", "-XX:CompileThresholdScaling=3")
+    # This JVM lives for the whole pass: C2 compiles only what stays hot, the serial collector
+    # (support/processes.py); scenario steps' own JVMs run C1 only.
+    os.environ.setdefault("LAKEHOUSE_JAVA_OPTIONS", SUITE_JAVA_OPTIONS)
     os.environ["DBT_TARGET_PATH"] = str(home / "target")
     os.environ["DBT_LOG_PATH"] = str(home / "logs")
     # As dbt Labs' test fixtures do (dbt.tests.fixtures.project): new interval vars or a test's

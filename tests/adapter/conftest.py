@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import yaml
 from support import passes
+from support.processes import SUITE_JAVA_OPTIONS
 
 from retry_safe.project import EMBEDDED_TARGETS
 from retry_safe.project import table_format as table_format_of
@@ -69,9 +70,10 @@ def lakehouse_target(
     os.environ["LAKEHOUSE_JARS_DIR"] = str((REPOSITORY / jars).resolve())
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
     # The suite's JVM runs as the main tree's does (tests/conftest.py): expressions interpreted
-    # (tiny tables), C2 only for what stays hot. The wheel-install test keeps Spark's defaults.
+    # (tiny tables), C2 only for what stays hot, the serial collector. The wheel-install test
+    # keeps Spark's defaults for code generation.
     os.environ.setdefault("LAKEHOUSE_CODEGEN", "false")
-    os.environ.setdefault("LAKEHOUSE_JAVA_OPTIONS", "-XX:CompileThresholdScaling=3")
+    os.environ.setdefault("LAKEHOUSE_JAVA_OPTIONS", SUITE_JAVA_OPTIONS)
     set_invocation_context(os.environ)
     profiles = yaml.safe_load((REPOSITORY / "profiles" / "profiles.yml").read_text())
     return ProfileRenderer({}).render_data(profiles["retry_safe"]["outputs"][target])
