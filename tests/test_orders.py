@@ -18,6 +18,9 @@ from support.tables import duplicate_keys, rows
 from retry_safe.project import PROJECT_DIR, describe_failure, interval_flags, run_dbt
 from retry_safe.scratch import write_project
 
+# the pass that runs the format-independent tests: the Iceberg one, which balances the two (the
+# Delta pass runs the console tests and dbt Labs' unique-key classes)
+ONCE_IN = "local_iceberg"
 DAY_1 = interval_flags("2026-10-03", "2026-10-04")
 DAY_2 = interval_flags("2026-10-04", "2026-10-05")
 SELECT = ["--select", "path:models/order_changes"]  # staging, orders, rejected_orders
@@ -71,7 +74,7 @@ def swap_amount_and_currency(fields: list[str], header: bool) -> list[str]:
     return [*fields[:3], fields[4], fields[3], *fields[5:]]
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 @pytest.mark.parametrize(
     ("change", "found"),
     [
@@ -106,7 +109,7 @@ def test_a_changed_header_stops_the_run_and_names_both_column_lists(
     assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 def test_short_long_and_unparseable_lines_are_rejected_with_their_file(
     spark, target, schema, tmp_path
 ):
@@ -130,7 +133,7 @@ def test_short_long_and_unparseable_lines_are_rejected_with_their_file(
     ]
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 def test_a_missing_file_is_refused(spark, target, schema):
     result = run_dbt(
         ["run", *SELECT, *interval_flags("2026-10-04", "2026-10-06")], target, expect_pass=False
@@ -141,7 +144,7 @@ def test_a_missing_file_is_refused(spark, target, schema):
     assert not spark.catalog.tableExists(f"{schema}.orders")
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 def test_a_missing_landing_folder_is_refused(spark, target, schema, tmp_path):
     run_dbt(["run", *SELECT, *DAY_1], target)
     before = rows(spark, f"{schema}.orders", ORDER_COLUMNS)
@@ -188,7 +191,7 @@ def load_day_1(target: str, tmp_path, content: bytes, **extra_vars) -> dict:
     return variables
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 def test_quoted_fields_are_parsed_and_bad_quoting_is_rejected(spark, target, schema, tmp_path):
     load_day_1(
         target,
@@ -235,7 +238,7 @@ def test_quoted_fields_are_parsed_and_bad_quoting_is_rejected(spark, target, sch
     ]
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 def test_an_amount_that_does_not_fit_decimal_10_2_exactly_is_rejected_not_rounded(
     spark, target, schema, tmp_path
 ):
@@ -274,7 +277,7 @@ def test_an_amount_that_does_not_fit_decimal_10_2_exactly_is_rejected_not_rounde
     ]
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 def test_bytes_that_are_not_utf8_are_rejected_naming_the_line(spark, target, schema, tmp_path):
     load_day_1(
         target,
@@ -297,7 +300,7 @@ def test_bytes_that_are_not_utf8_are_rejected_naming_the_line(spark, target, sch
     ]
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 def test_a_status_outside_the_accepted_set_is_rejected_at_load(spark, target, schema, tmp_path):
     variables = load_day_1(
         target,
@@ -348,7 +351,7 @@ def test_a_status_outside_the_accepted_set_is_rejected_at_load(spark, target, sc
     ]
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 def test_an_updated_at_after_the_files_day_is_rejected_so_later_changes_still_apply(
     spark, target, schema, tmp_path
 ):
@@ -397,7 +400,7 @@ def test_an_updated_at_after_the_files_day_is_rejected_so_later_changes_still_ap
     assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == expected_rejected
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 @pytest.mark.parametrize(
     ("var", "value", "expected"),
     [
@@ -433,7 +436,7 @@ DAY_1_ACCEPTED_LINES = [
 SOURCE = "source.retry_safe.landing.order_change_files"
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 def test_dbt_show_previews_orders_by_name_and_explains_the_python_model(target, schema):
     run_dbt(["run", *SELECT, *DAY_1], target)
 
@@ -467,7 +470,7 @@ def test_dbt_show_previews_orders_by_name_and_explains_the_python_model(target, 
     ]
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 def test_the_landing_files_are_the_pipelines_source_and_not_seeds(target):
     def names(*args: str) -> list[str]:
         return sorted(run_dbt(["ls", *args, "--output", "name"], target).result)
@@ -490,7 +493,7 @@ def test_the_landing_files_are_the_pipelines_source_and_not_seeds(target):
     ]
 
 
-@pytest.mark.format_independent
+@pytest.mark.format_independent(run_in=ONCE_IN)
 def test_source_freshness_reports_how_late_the_newest_landed_file_is(target, schema, tmp_path):
     # The shipped folder (landing/orders): the newest file is 2026-10-04's, complete at
     # 2026-10-05T00:00Z, weeks ago: an error (48 hours after).

@@ -18,6 +18,7 @@ import glob
 import os
 import sys
 import threading
+import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 
@@ -106,8 +107,11 @@ def quiet_pandas_on_spark() -> None:
     """dbt-spark's Python model code imports pandas-on-Spark, which prints a UserWarning on the
     user's console unless PYARROW_IGNORE_TIMEZONE is set, and in the driver before the
     SparkContext starts (it then sets it itself): called before any session starts, embedded
-    or Spark Connect."""
+    or Spark Connect. A Python model that returns pandas reaches the table through
+    pandas-on-Spark's to_spark(), which warns that the pandas index is dropped: dbt-spark drops
+    it on purpose (a table has no index), so that advice stays off the console too."""
     os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
+    warnings.filterwarnings("ignore", message="If `index_col` is not specified for `to_spark`")
 
 
 def expand_jar_patterns(parameters: Mapping[str, str]) -> dict[str, str]:

@@ -1,10 +1,70 @@
 {#-
     idempotent_merge, stage 2: the checks on real data, each before anything is written unless
-    said otherwise: the model's columns against the table's (on_schema_change), one profile query
-    of the staged source (NULL keys, rows outside the interval, conflicting rows, an empty
-    source), a first load against a table another run created meanwhile, and after the MERGE of
-    a batch_column model, that every batch it meant to apply was applied.
+    said otherwise: the model's contract (its columns' names and types), the model's columns
+    against the table's (on_schema_change), one profile query of the staged source (NULL keys,
+    NULLs in not_null columns of the contract, rows outside the interval, conflicting rows, an
+    empty source), a first load against a table another run created meanwhile, and after the
+    MERGE of a batch_column model, that every batch it meant to apply was applied.
 -#}
+
+{% macro idempotent_merge_check_contract(staging) %}
+    {#-
+        dbt's model contract (contract: {enforced: true}) checked on the model's staged rows:
+        the staged columns must be exactly the yml's columns, by name and Spark type, compared
+        as dbt compares them (get_column_schema_from_query on both sides, format_columns). dbt
+        checks a table model's query before it runs, but not a custom strategy's; and it
+        refuses a contract on a Python model outright (dbt-core issue 6984), so a Python
+        model asks for the same check with enforce_column_types: true: a pandas column that
+        turned bigint into double is refused before the first load creates the table with it.
+        Refused with dbt's own contract error (its table of mismatches), after dropping a
+        Python model's staging table; the first load then creates the yml's types.
+    -#}
+    {%- if not idempotent_merge_contract_enforced() -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set declared = [] -%}
+    {%- if model['columns'] -%}
+        {%- set declared = format_columns(get_column_schema_from_query(get_empty_schema_sql(model['columns']))) -%}
+    {%- endif -%}
+    {%- set staged = format_columns(get_column_schema_from_query('select * from ' ~ staging)) -%}
+    {%- if not declared or (staged | map(attribute='formatted') | sort | list) != (declared | map(attribute='formatted') | sort | list) -%}
+        {%- do idempotent_merge_drop_staging(staging) -%}
+        {%- do exceptions.raise_contract_error(declared, staged) -%}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro idempotent_merge_contract_enforced() %}
+    {#-
+        Whether the model's yml columns bind it: dbt's contract (contract: {enforced: true}, SQL
+        models: dbt refuses a contract on a Python model when it parses the project), or
+        enforce_column_types: true, the same check for a Python model.
+    -#}
+    {%- set contract = config.get('contract') -%}
+    {{ return((contract is not none and contract.enforced is sameas true) or config.get('enforce_column_types', false) is sameas true) }}
+{% endmacro %}
+
+{% macro idempotent_merge_not_null_columns() %}
+    {#-
+        The columns an enforced contract declares not_null (a column's own constraint, or a
+        model-level not_null constraint's columns), in the model's column order. The strategy
+        enforces them itself on both formats, on the staged rows before anything is written:
+        Delta would refuse such a row only when writing, Iceberg not at all.
+    -#}
+    {%- set names = [] -%}
+    {%- if idempotent_merge_contract_enforced() -%}
+        {%- for name, col in model['columns'].items() -%}
+            {%- if col['constraints'] | selectattr('type', 'equalto', 'not_null') | list -%}
+                {%- do names.append(name) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- for constraint in model.get('constraints', []) if constraint['type'] == 'not_null' -%}
+            {%- for name in constraint['columns'] if name not in names -%}
+                {%- do names.append(name) -%}
+            {%- endfor -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(names) }}
+{% endmacro %}
 
 {% macro idempotent_merge_schema_changes(on_schema_change, source_columns, table, target, staging) %}
     {#-
@@ -92,6 +152,7 @@
         make the merge wrong. target is the existing table, or none on the first run.
         Refused, each with the offending values and the fix:
           - a NULL in a key column (unless allow_null_keys), or a NULL version / batch id;
+          - a NULL in a column the model's enforced contract declares not_null;
           - rows outside the requested interval when interval_column is set;
           - two rows of one key with the same version (or batch; without either, any two
             different rows of one key) carrying different values, unless tie_break_column
@@ -112,6 +173,7 @@
     {%- set null_key = [] -%}
     {%- for k in keys -%}{%- do null_key.append(k ~ ' is null') -%}{%- endfor -%}
     {%- set in_scope = in_interval(cfg.interval_column, cfg.interval_type, cfg.bounds) if cfg.interval_column else none -%}
+    {%- set not_null = idempotent_merge_not_null_columns() -%}
     {%- set profile_sql -%}
         select
             count(*) as source_rows,
@@ -123,6 +185,9 @@
             {{ 'count_if(not coalesce(' ~ in_scope ~ ', false))' if in_scope else '0' }} as outside_rows,
             {{ 'cast(min(' ~ cfg.interval_column ~ ') as string)' if in_scope else "''" }} as min_interval_value,
             {{ 'cast(max(' ~ cfg.interval_column ~ ') as string)' if in_scope else "''" }} as max_interval_value
+            {%- for c in not_null %},
+            count_if({{ c }} is null) as null_in_not_null_{{ loop.index }}
+            {%- endfor %}
         from {{ source }}
     {%- endset -%}
     {%- set p = run_query(profile_sql).rows[0] -%}
@@ -142,6 +207,16 @@
         {%- endset -%}
         {%- do problems.append(problem) -%}
     {%- endif -%}
+    {%- for c in not_null -%}
+        {%- set nulls = p['null_in_not_null_' ~ loop.index] -%}
+        {%- if nulls > 0 -%}
+            {%- set problem -%}
+                {{ nulls }} source row(s) have a NULL {{ c }}, which the model's contract declares
+                not_null. Fill {{ c }} in the model (e.g. coalesce) or filter those rows out.
+            {%- endset -%}
+            {%- do problems.append(problem) -%}
+        {%- endif -%}
+    {%- endfor -%}
     {%- if p['outside_rows'] > 0 -%}
         {%- set problem -%}
             {{ p['outside_rows'] }} source row(s) have {{ cfg.interval_column }} outside the

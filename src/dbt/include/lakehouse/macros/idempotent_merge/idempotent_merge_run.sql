@@ -9,7 +9,8 @@
         The idempotent_merge strategy, run by the lakehouse incremental materialization once
         the model's rows are staged (source: a temporary view, or a Python model's table).
         plan comes from idempotent_merge_plan (interval, table columns, configs checked).
-          1. the model's columns, read once; on_schema_change against the table's;
+          1. an enforced contract against the staged columns (idempotent_merge_check_contract);
+             the model's columns, read once; on_schema_change against the table's;
           2. the configs checked against the model's columns (first load, or when they differ
              from the table's);
           3. the data checks (idempotent_merge_check_source: one pass over the source);
@@ -27,6 +28,7 @@
         in the same commit as the data; no change, no commit, no entry.
         Returns the report's figures.
     -#}
+    {%- do idempotent_merge_check_contract(source) -%}
     {%- set model_columns = idempotent_merge_columns(source) -%}
     {%- set cfg = plan.cfg -%}
     {%- set column_types = model_columns.types -%}
