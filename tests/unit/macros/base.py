@@ -14,7 +14,7 @@ and rendered against a small stub of dbt's context:
 - `adapter` answers the two adapter methods the idempotent_merge macros call with the
   adapter's own pure-Python code (determinism.py, interval.py);
 - `model` carries the unique_id, language and compiled_code the messages and the determinism
-  check read;
+  check read, and the yml's columns and constraints a contract check reads;
 - `var`, `invocation_args_dict` and `flags.WHICH` give the interval vars, the event-time flags
   and the command, as dbt hands them to a model.
 
@@ -124,6 +124,8 @@ class Macros:
         variables: dict[str, Any] | None = None,
         invocation_args: dict[str, Any] | None = None,
         command: str = "run",
+        columns: dict[str, Any] | None = None,
+        constraints: list[dict[str, Any]] | None = None,
     ) -> None:
         env, defined_in = templates()
         variables = variables or {}
@@ -132,9 +134,14 @@ class Macros:
         self.context: dict[str, Any] = {
             **env.globals,
             "config": StubConfig(config),
-            "model": SimpleNamespace(
-                unique_id=MODEL_ID, language=language, compiled_code=compiled_code
-            ),
+            # a dict, as dbt's model context is: Jinja reads model.unique_id from its keys
+            "model": {
+                "unique_id": MODEL_ID,
+                "language": language,
+                "compiled_code": compiled_code,
+                "columns": columns or {},
+                "constraints": constraints or [],
+            },
             "adapter": StubAdapter(),
             "modules": get_context_modules(),
             "exceptions": SimpleNamespace(raise_compiler_error=raise_compiler_error),
