@@ -47,8 +47,9 @@
     {#-
         The columns an enforced contract declares not_null (a column's own constraint, or a
         model-level not_null constraint's columns), in the model's column order. The strategy
-        enforces them itself on both formats, on the staged rows before anything is written:
-        Delta would refuse such a row only when writing, Iceberg not at all.
+        enforces them itself, on the staged rows before anything is written: the same guarantee
+        on both formats, where a table constraint would exist on Delta only (Iceberg has no SET
+        NOT NULL) and would fail mid-write.
     -#}
     {%- set names = [] -%}
     {%- if idempotent_merge_contract_enforced() -%}
