@@ -5,7 +5,7 @@ from support.expected import CART_COLUMNS as COLUMNS
 from support.expected import CART_KEY as KEY
 from support.expected import CART_MODELS as MODELS
 from support.expected import JAN_1, JAN_2, JAN_3
-from support.tables import commit_count, duplicate_keys, rows
+from support.tables import commit_count, duplicate_keys, rows, table_names
 
 from retry_safe.project import describe_failure, interval_flags, interval_vars, run_dbt
 
@@ -85,9 +85,5 @@ def test_bad_interval_vars_are_refused_before_any_sql(spark, target, schema, sta
     messages = describe_failure(result)
     assert expected in messages
     assert "model.retry_safe.retail_daily_product_cart_abandonment" in messages
-    tables = {
-        row.tableName
-        for row in spark.sql(f"show tables in {schema}").collect()
-        if not row.isTemporary
-    }
+    tables = table_names(spark, schema)
     assert tables == {"retail_session_products"}, "a refused run created a table"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from support.tables import commit_count, rows
+from support.tables import commit_count, rows, table_names
 
 from retry_safe.project import describe_failure, run_dbt
 from retry_safe.scratch import write_project
@@ -69,12 +69,6 @@ SOURCE = [
 ]
 
 
-def tables(spark, schema: str) -> set[str]:
-    return {
-        r.tableName for r in spark.sql(f"show tables in {schema}").collect() if not r.isTemporary
-    }
-
-
 def test_a_contract_is_enforced_on_sql_and_python_models_before_anything_is_written(
     spark, target, schema, table_format, tmp_path
 ):
@@ -114,7 +108,7 @@ def test_a_contract_is_enforced_on_sql_and_python_models_before_anything_is_writ
         "Fill status in the model (e.g. coalesce) or filter those rows out."
     ) in " ".join(messages["contracted_names"].split())
     # the refused models wrote nothing, not even a staging table
-    assert tables(spark, schema) == {"src", "contracted_orders", "daily_spark"}
+    assert table_names(spark, schema) == {"src", "contracted_orders", "daily_spark"}
     # the first loads created the contract's types
     assert [
         (f.name, f.dataType.simpleString())

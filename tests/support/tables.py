@@ -17,6 +17,12 @@ def rows(
     return [tuple(row) for row in spark.sql(query).collect()]
 
 
+def table_names(spark: Any, schema: str) -> set[str]:
+    """The schema's tables and views (a session's temporary views left out)."""
+    listed = spark.sql(f"show tables in {schema}").collect()
+    return {row.tableName for row in listed if not row.isTemporary}
+
+
 def duplicate_keys(spark: Any, relation: str, keys: list[str]) -> list[tuple]:
     key_list = ", ".join(keys)
     query = (
