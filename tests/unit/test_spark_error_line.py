@@ -54,3 +54,22 @@ def test_a_root_cause_without_an_error_class_keeps_the_whole_text():
     assert spark_error_line(write) is None
     assert spark_error_line(ValueError("not Spark's")) is None
     assert spark_error_line(None) is None
+
+
+def test_delta_refusing_a_column_name_names_the_columns_and_the_setting_that_allows_them():
+    delta = Captured(
+        "DELTA_INVALID_CHARACTERS_IN_COLUMN_NAMES",
+        "[DELTA_INVALID_CHARACTERS_IN_COLUMN_NAMES] Found invalid character(s) among "
+        "' ,;{}()\\n\\t=' in the column names of your schema.\n"
+        "Invalid column names: customer name, a=b.\n"
+        "Please use other characters and try again.\n"
+        "Alternatively, enable Column Mapping to keep using these characters.",
+    )
+    assert spark_error_line(delta) == (
+        "[DELTA_INVALID_CHARACTERS_IN_COLUMN_NAMES] Found invalid character(s) among "
+        "' ,;{}()\\n\\t=' in the column names of your schema. Invalid column names: customer "
+        "name, a=b. A Delta table holds such column names only with column mapping: set "
+        "spark.databricks.delta.properties.defaults.columnMapping.mode: name in the target's "
+        "server_side_parameters (every new table, seeds and Python models included), or "
+        "tblproperties: {delta.columnMapping.mode: name} on the model."
+    )

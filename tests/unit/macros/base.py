@@ -37,6 +37,7 @@ from dbt_common.exceptions import CompilationError
 from dbt_common.exceptions.macros import MacroReturn
 from dbt_common.utils.jinja import MACRO_PREFIX
 
+from dbt.adapters.lakehouse import identifiers
 from dbt.adapters.lakehouse.determinism import find_nondeterministic
 from dbt.adapters.lakehouse.interval import IntervalError, parse_interval, parse_run_interval
 from dbt.include import lakehouse
@@ -97,6 +98,12 @@ class StubAdapter:
     def find_nondeterministic(self, code: str, language: str = "sql") -> dict | None:
         found = find_nondeterministic(code, language)
         return found.as_dict() if found else None
+
+    def quote_column(self, name: str) -> str:
+        return identifiers.quote_column(str(name))
+
+    def column_name(self, written: str) -> str:
+        return identifiers.column_name(str(written))
 
     def parse_interval(
         self,

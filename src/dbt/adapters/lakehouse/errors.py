@@ -39,6 +39,16 @@ logger = AdapterLogger("lakehouse")
 
 QUERY_CONTEXT_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
 
+#: The fix, for an error whose own first line does not say it.
+FIXES = {
+    "DELTA_INVALID_CHARACTERS_IN_COLUMN_NAMES": (
+        "A Delta table holds such column names only with column mapping: set "
+        "spark.databricks.delta.properties.defaults.columnMapping.mode: name in the target's "
+        "server_side_parameters (every new table, seeds and Python models included), or "
+        "tblproperties: {delta.columnMapping.mode: name} on the model."
+    ),
+}
+
 
 def keep_format_error_messages() -> None:
     """Fall back to the JVM exception's own message when Spark cannot render its error class."""
@@ -78,9 +88,14 @@ def spark_error_line(problem: BaseException | None) -> str | None:
         return None
     inner, message = chain[-1]
     outer = next(condition for condition, _ in chain if condition)
-    line = (message or inner).strip().splitlines()[0]
+    lines = (message or inner).strip().splitlines()
+    line = lines[0]
     if outer != inner:
         line += f" (raised as {outer}; the stack trace is in dbt's log)"
+    if inner in FIXES:
+        # Delta names the offending columns on a line of their own
+        named = [text.strip() for text in lines[1:] if "column names" in text.lower()]
+        line = " ".join([line, *named[:1], FIXES[inner]])
     return line
 
 

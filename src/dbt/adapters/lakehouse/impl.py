@@ -8,7 +8,7 @@ from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.base import BaseRelation, PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
-from dbt.adapters.lakehouse import determinism, ledger, listing, show
+from dbt.adapters.lakehouse import determinism, identifiers, ledger, listing, show
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_run_interval
 from dbt.adapters.lakehouse.python_submissions import SessionPythonJobHelper
@@ -74,6 +74,17 @@ class LakehouseAdapter(SparkAdapter):
         """One ISO-8601 date or timestamp (text, date or datetime) as a UTC datetime, or None
         (the begin config is read with it)."""
         return parse_instant(value)
+
+    @available
+    def quote_column(self, name: str) -> str:
+        """A column name as the strategy writes it in SQL: as it is when plain, otherwise in
+        backticks (identifiers.py). Macro idempotent_merge_config builds every name with it."""
+        return identifiers.quote_column(str(name))
+
+    @available
+    def column_name(self, written: str) -> str:
+        """The column a config names, backticks removed (identifiers.py)."""
+        return identifiers.column_name(str(written))
 
     @available
     def find_nondeterministic(self, code: str, language: str = "sql") -> dict | None:

@@ -172,21 +172,22 @@
     {%- set guard = cfg.guard -%}
     {%- set tie_columns = keys + ([guard] if guard else []) + ([cfg.tie_break_column] if cfg.tie_break_column else []) -%}
     {%- set null_key = [] -%}
-    {%- for k in keys -%}{%- do null_key.append(k ~ ' is null') -%}{%- endfor -%}
-    {%- set in_scope = in_interval(cfg.interval_column, cfg.interval_type, cfg.bounds) if cfg.interval_column else none -%}
+    {%- for k in idempotent_merge_names(keys) -%}{%- do null_key.append(k ~ ' is null') -%}{%- endfor -%}
+    {%- set interval_column = adapter.quote_column(cfg.interval_column) if cfg.interval_column else none -%}
+    {%- set in_scope = in_interval(interval_column, cfg.interval_type, cfg.bounds) if interval_column else none -%}
     {%- set not_null = idempotent_merge_not_null_columns() -%}
     {%- set profile_sql -%}
         select
             count(*) as source_rows,
-            count(distinct struct({{ keys | join(', ') }})) as source_keys,
-            count(distinct struct({{ tie_columns | join(', ') }})) as source_units,
-            count(distinct struct({{ cfg.columns | join(', ') }})) as distinct_rows,
+            count(distinct struct({{ idempotent_merge_names(keys) | join(', ') }})) as source_keys,
+            count(distinct struct({{ idempotent_merge_names(tie_columns) | join(', ') }})) as source_units,
+            count(distinct struct({{ idempotent_merge_names(cfg.columns) | join(', ') }})) as distinct_rows,
             count_if({{ null_key | join(' or ') }}) as null_key_rows,
-            {{ 'count_if(' ~ guard ~ ' is null)' if guard else '0' }} as null_guard_rows,
+            {{ 'count_if(' ~ adapter.quote_column(guard) ~ ' is null)' if guard else '0' }} as null_guard_rows,
             {{ 'count_if(not coalesce(' ~ in_scope ~ ', false))' if in_scope else '0' }} as outside_rows,
-            {{ 'cast(min(' ~ cfg.interval_column ~ ') as string)' if in_scope else "''" }} as min_interval_value,
-            {{ 'cast(max(' ~ cfg.interval_column ~ ') as string)' if in_scope else "''" }} as max_interval_value
-            {%- for c in not_null %},
+            {{ 'cast(min(' ~ interval_column ~ ') as string)' if in_scope else "''" }} as min_interval_value,
+            {{ 'cast(max(' ~ interval_column ~ ') as string)' if in_scope else "''" }} as max_interval_value
+            {%- for c in idempotent_merge_names(not_null) %},
             count_if({{ c }} is null) as null_in_not_null_{{ loop.index }}
             {%- endfor %}
         from {{ source }}
@@ -223,7 +224,7 @@
             {{ p['outside_rows'] }} source row(s) have {{ cfg.interval_column }} outside the
             requested interval [{{ cfg.bounds.start.isoformat() }}, {{ cfg.bounds.end.isoformat() }})
             (values from {{ p['min_interval_value'] }} to {{ p['max_interval_value'] }}). Filter
-            the model with {{ "{{ in_interval('" ~ cfg.interval_column ~ "', '" ~ cfg.interval_type ~ "') }}" }}.
+            the model with {{ "{{ in_interval('" ~ interval_column ~ "', '" ~ cfg.interval_type ~ "') }}" }}.
         {%- endset -%}
         {%- do problems.append(problem) -%}
     {%- endif -%}
@@ -260,12 +261,13 @@
         key alone without either) but differ in other values, with up to five examples. Run
         only when idempotent_merge_check_source counted such rows.
     -#}
+    {%- set tie_list = idempotent_merge_names(tie_columns) | join(', ') -%}
     {%- set examples_sql -%}
-        select {{ tie_columns | join(', ') }}, count(*) as variants
-        from (select distinct {{ cfg.columns | join(', ') }} from {{ source }}) as distinct_rows
-        group by {{ tie_columns | join(', ') }}
+        select {{ tie_list }}, count(*) as variants
+        from (select distinct {{ idempotent_merge_names(cfg.columns) | join(', ') }} from {{ source }}) as distinct_rows
+        group by {{ tie_list }}
         having count(*) > 1
-        order by {{ tie_columns | join(', ') }}
+        order by {{ tie_list }}
         limit 5
     {%- endset -%}
     {%- set shown = [] -%}
@@ -326,7 +328,7 @@
         applied twice. This check turns that case into a failed run, so the scheduler retries
         and the rerun applies the batches still missing.
     -#}
-    {%- set applied = cfg.applied_column -%}
+    {%- set applied = adapter.quote_column(cfg.applied_column) -%}
     {%- set check_sql -%}
         select count(*) as n
         from {{ changes }} as source

@@ -103,22 +103,32 @@ To reload one interval, run it again without --full-refresh: that is always safe
     -#}
     {%- set names = columns | map('lower') | list -%}
     {%- set problems = (problems or []) | list -%}
+    {#- a column a config names may be written in backticks (`order date`), as dbt's own event_time filter needs -#}
     {%- set raw_key = config.get('unique_key') -%}
-    {%- set keys = ([raw_key] if raw_key is string else (raw_key or [])) | list -%}
+    {%- set keys = [] -%}
+    {%- for k in ([raw_key] if raw_key is string else (raw_key or [])) -%}
+        {%- do keys.append(adapter.column_name(k | string)) -%}
+    {%- endfor -%}
     {%- set raw_predicates = config.get('incremental_predicates') or config.get('predicates') or [] -%}
     {%- set predicates = [] -%}
     {%- for p in ([raw_predicates] if raw_predicates is string else raw_predicates) -%}
         {%- set p = modules.re.sub('(?i)\\bDBT_INTERNAL_DEST\\s*\\.', 'target.', p | string) -%}
         {%- do predicates.append(modules.re.sub('(?i)\\bDBT_INTERNAL_SOURCE\\s*\\.', 'source.', p)) -%}
     {%- endfor -%}
-    {%- set update_expressions = config.get('merge_update_expressions') or {} -%}
-    {%- set insert_expressions = config.get('merge_insert_expressions') or {} -%}
-    {%- set version_column = config.get('version_column') -%}
-    {%- set tie_break_column = config.get('tie_break_column') -%}
+    {%- set update_expressions = {} -%}
+    {%- for col, expression in (config.get('merge_update_expressions') or {}).items() -%}
+        {%- do update_expressions.update({adapter.column_name(col): expression}) -%}
+    {%- endfor -%}
+    {%- set insert_expressions = {} -%}
+    {%- for col, expression in (config.get('merge_insert_expressions') or {}).items() -%}
+        {%- do insert_expressions.update({adapter.column_name(col): expression}) -%}
+    {%- endfor -%}
+    {%- set version_column = idempotent_merge_named_column('version_column') -%}
+    {%- set tie_break_column = idempotent_merge_named_column('tie_break_column') -%}
     {#- microbatch: the batch is the interval, event_time its column; rows of the batch that vanished are deleted (unless batch_column) -#}
     {%- set microbatch = config.get('incremental_strategy') == 'microbatch' -%}
-    {%- set interval_column = config.get('interval_column') or (config.get('event_time') if microbatch else none) -%}
-    {%- set batch_column = config.get('batch_column') -%}
+    {%- set interval_column = idempotent_merge_named_column('interval_column') or (idempotent_merge_named_column('event_time') if microbatch else none) -%}
+    {%- set batch_column = idempotent_merge_named_column('batch_column') -%}
     {%- set delete_missing = config.get('delete_missing_in_interval', microbatch and not batch_column) -%}
     {%- set applied_column = idempotent_merge_applied_column() -%}
     {%- set allow_nondeterministic = config.get('allow_nondeterministic_model', false) -%}
@@ -141,7 +151,8 @@ To reload one interval, run it again without --full-refresh: that is always safe
         {%- endset -%}
         {%- do problems.append(problem) -%}
     {%- endif -%}
-    {%- for k in keys if not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', k | string) -%}
+    {#- an expression (a function call) where a name belongs; a name the model lacks is refused below -#}
+    {%- for k in keys if (k | lower) not in names and '(' in k -%}
         {%- set problem -%}
             unique_key entry {{ '"' ~ k ~ '"' }} is not a column name. Compute the key as a
             column in the model and name that column.
@@ -156,14 +167,14 @@ To reload one interval, run it again without --full-refresh: that is always safe
         ('tie_break_column', [tie_break_column] if tie_break_column else []),
         ('interval_column', [interval_column] if interval_column else []),
         ('batch_column', [batch_column] if batch_column else []),
-        ('merge_update_columns', config.get('merge_update_columns') or []),
-        ('merge_exclude_columns', config.get('merge_exclude_columns') or []),
-        ('unchanged_ignore_columns', config.get('unchanged_ignore_columns') or []),
+        ('merge_update_columns', idempotent_merge_named_columns('merge_update_columns')),
+        ('merge_exclude_columns', idempotent_merge_named_columns('merge_exclude_columns')),
+        ('unchanged_ignore_columns', idempotent_merge_named_columns('unchanged_ignore_columns')),
         ('merge_update_expressions', update_expressions.keys() | list),
         ('merge_insert_expressions', insert_expressions.keys() | list),
     ] -%}
     {%- for setting, named_columns in named -%}
-        {%- for col in named_columns if modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', col | string) and (col | string | lower) not in names -%}
+        {%- for col in named_columns if (col | lower) not in names and (setting != 'unique_key' or '(' not in col) -%}
             {%- set problem -%}
                 {{ setting }} names the column {{ '"' ~ col ~ '"' }}, which the model does not
                 have. Its columns are: {{ columns | join(', ') }}.
@@ -245,9 +256,9 @@ To reload one interval, run it again without --full-refresh: that is always safe
 
     {#- which columns an update sets, and which count as a change -#}
     {%- set lower_keys = keys | map('lower') | list -%}
-    {%- set update_only = (config.get('merge_update_columns') or []) | map('lower') | list -%}
-    {%- set excluded = (config.get('merge_exclude_columns') or []) | map('lower') | list -%}
-    {%- set ignored = (config.get('unchanged_ignore_columns') or []) | map('lower') | list -%}
+    {%- set update_only = idempotent_merge_named_columns('merge_update_columns') | map('lower') | list -%}
+    {%- set excluded = idempotent_merge_named_columns('merge_exclude_columns') | map('lower') | list -%}
+    {%- set ignored = idempotent_merge_named_columns('unchanged_ignore_columns') | map('lower') | list -%}
     {%- set update_columns = [] -%}
     {%- for col in columns -%}
         {%- set c = col | lower -%}
@@ -264,7 +275,7 @@ To reload one interval, run it again without --full-refresh: that is always safe
     {%- set interval_in_key = interval_column is not none and (interval_column | lower) in lower_keys -%}
     {%- set scope = predicates | list -%}
     {%- if interval_in_key and bounds is not none -%}
-        {%- do scope.append(in_interval('target.' ~ interval_column, interval_type, bounds)) -%}
+        {%- do scope.append(in_interval('target.' ~ adapter.quote_column(interval_column), interval_type, bounds)) -%}
     {%- endif -%}
 
     {{ return({
@@ -344,6 +355,24 @@ To reload one interval, run it again without --full-refresh: that is always safe
         {%- do types.update({col.name | lower: col.dtype}) -%}
     {%- endfor -%}
     {{ return({'names': columns | map(attribute='name') | list, 'types': types, 'columns': columns}) }}
+{% endmacro %}
+
+{% macro idempotent_merge_named_column(setting) %}
+    {#-
+        The column a config names (version_column, batch_column, ...), or none; written in
+        backticks or not, it is the same column (adapter.column_name).
+    -#}
+    {%- set written = config.get(setting) -%}
+    {{ return(adapter.column_name(written | string) if written else none) }}
+{% endmacro %}
+
+{% macro idempotent_merge_named_columns(setting) %}
+    {#- The columns a list config names (merge_update_columns, ...), backticks removed. -#}
+    {%- set names = [] -%}
+    {%- for written in config.get(setting) or [] -%}
+        {%- do names.append(adapter.column_name(written | string)) -%}
+    {%- endfor -%}
+    {{ return(names) }}
 {% endmacro %}
 
 {% macro idempotent_merge_applied_column() %}

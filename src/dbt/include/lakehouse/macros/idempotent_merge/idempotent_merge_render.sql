@@ -29,11 +29,12 @@
     {%- set scope = cfg.scope -%}
     {%- set conditions = [] -%}
     {%- if cfg.version_column -%}
-        {%- do conditions.append('source.' ~ cfg.version_column ~ ' > target.' ~ cfg.version_column) -%}
+        {%- set v = adapter.quote_column(cfg.version_column) -%}
+        {%- do conditions.append('source.' ~ v ~ ' > target.' ~ v) -%}
     {%- endif -%}
     {%- if cfg.skip_unchanged -%}
         {%- set same = [] -%}
-        {%- for c in cfg.compare_columns -%}{%- do same.append('source.' ~ c ~ ' <=> target.' ~ c) -%}{%- endfor -%}
+        {%- for c in idempotent_merge_names(cfg.compare_columns) -%}{%- do same.append('source.' ~ c ~ ' <=> target.' ~ c) -%}{%- endfor -%}
         {%- do conditions.append(('not (' ~ (same | join(' and ')) ~ ')') if same else 'false') -%}
     {%- endif -%}
     {%- if not cfg.update_columns -%}
@@ -43,7 +44,7 @@
     {%- set key_set = keys | map('lower') | list -%}
     with source_newest as (
         select
-            {{ cfg.columns | join(', ') }},
+            {{ idempotent_merge_names(cfg.columns) | join(', ') }},
             true as dbt_im_exists
         {%- if one_row_per_key %}
         from {{ source }}
@@ -56,7 +57,7 @@
 
     target_in_scope as (
         select
-            {{ cfg.columns | join(', ') }},
+            {{ idempotent_merge_names(cfg.columns) | join(', ') }},
             true as dbt_im_exists
         from {{ target }} as target
         {%- if scope %}
@@ -67,17 +68,18 @@
     classified as (
         select
             {%- for c in cfg.columns %}
+            {%- set qc = adapter.quote_column(c) %}
             {%- if (c | lower) in key_set %}
-            case when source.dbt_im_exists then source.{{ c }} else target.{{ c }} end as {{ c }},
+            case when source.dbt_im_exists then source.{{ qc }} else target.{{ qc }} end as {{ qc }},
             {%- else %}
-            source.{{ c }},
+            source.{{ qc }},
             {%- endif %}
             {%- endfor %}
             case
                 when target.dbt_im_exists is null then 'insert'
                 {%- if cfg.delete_missing %}
                 when source.dbt_im_exists is null
-                    and {{ in_interval('target.' ~ cfg.interval_column, cfg.interval_type, cfg.bounds) }}
+                    and {{ in_interval('target.' ~ adapter.quote_column(cfg.interval_column), cfg.interval_type, cfg.bounds) }}
                     then 'delete'
                 when source.dbt_im_exists is null then null
                 {%- endif %}
@@ -102,14 +104,14 @@
     -#}
     {%- set order = [] -%}
     {%- for c in [cfg.version_column, cfg.tie_break_column] -%}
-        {%- if c -%}{%- do order.append(c ~ ' desc') -%}{%- endif -%}
+        {%- if c -%}{%- do order.append(adapter.quote_column(c) ~ ' desc') -%}{%- endif -%}
     {%- endfor -%}
-    select {{ cfg.columns | join(', ') }}
+    select {{ idempotent_merge_names(cfg.columns) | join(', ') }}
     from (
         select
-            {{ cfg.columns | join(', ') }},
+            {{ idempotent_merge_names(cfg.columns) | join(', ') }},
             row_number() over (
-                partition by {{ cfg.unique_key | join(', ') }}
+                partition by {{ idempotent_merge_names(cfg.unique_key) | join(', ') }}
                 order by {{ (order or ['1']) | join(', ') }}
             ) as dbt_im_rank
         from {{ source }}
@@ -145,19 +147,19 @@
     {%- set keys = cfg.unique_key -%}
     {%- set column_types = cfg.column_types -%}
     {%- set key_set = keys | map('lower') | list -%}
-    {%- set batch = cfg.batch_column -%}
-    {%- set applied = cfg.applied_column -%}
+    {%- set batch = adapter.quote_column(cfg.batch_column) -%}
+    {%- set applied = adapter.quote_column(cfg.applied_column) -%}
     {%- set update_set = cfg.update_columns | map('lower') | list -%}
     {#- the batch id comes first in the row struct, so array_sort orders a key's batches by it -#}
-    {%- set batch_type = column_types[batch | lower] -%}
+    {%- set batch_type = column_types[cfg.batch_column | lower] -%}
     {%- set row_columns = [batch] -%}
-    {%- for c in cfg.columns if (c | lower) != (batch | lower) -%}
-        {%- do row_columns.append(c) -%}
+    {%- for c in cfg.columns if (c | lower) != (cfg.batch_column | lower) -%}
+        {%- do row_columns.append(adapter.quote_column(c)) -%}
     {%- endfor -%}
     {%- set scope = cfg.scope -%}
     with source_rows as (
         {#- identical rows of one (key, batch) are one application; differing ones were refused -#}
-        select distinct {{ cfg.columns | join(', ') }}
+        select distinct {{ idempotent_merge_names(cfg.columns) | join(', ') }}
         from {{ source }}
     ),
 
@@ -165,7 +167,7 @@
 
     target_in_scope as (
         select
-            {{ cfg.columns | join(', ') }},
+            {{ idempotent_merge_names(cfg.columns) | join(', ') }},
             {{ applied }}
         from {{ target }} as target
         {%- if scope %}
@@ -176,8 +178,8 @@
 
     pending as (
         select
-            {%- for k in keys %}
-            source.{{ k }},
+            {%- for k in idempotent_merge_names(keys, 'source.') %}
+            {{ k }},
             {%- endfor %}
             struct(
                 {%- for c in row_columns %}
@@ -187,7 +189,7 @@
             {%- if target is not none %}
             case when target.{{ applied }} is not null then named_struct(
                 {%- for c in cfg.columns %}
-                '{{ c }}', target.{{ c }},
+                {{ idempotent_merge_field(c) }}, target.{{ adapter.quote_column(c) }},
                 {%- endfor %}
                 'dbt_im_first', element_at(target.{{ applied }}, 1)
             ) end as dbt_im_target,
@@ -207,14 +209,14 @@
 
     pending_per_key as (
         select
-            {%- for k in keys %}
+            {%- for k in idempotent_merge_names(keys) %}
             {{ k }},
             {%- endfor %}
             array_sort(collect_list(dbt_im_batch)) as dbt_im_batches,
             any_value(dbt_im_target) as dbt_im_target,
             any_value(dbt_im_applied_before) as dbt_im_applied_before
         from pending
-        group by {{ keys | join(', ') }}
+        group by {{ idempotent_merge_names(keys) | join(', ') }}
     ),
 
     folded as (
@@ -230,7 +232,7 @@
                         slice(dbt_im_batches, 1, 1),
                         source -> named_struct(
                             {%- for c in cfg.columns %}
-                            '{{ c }}', cast({{ cfg.insert_expressions.get(c, 'source.' ~ c) }} as {{ column_types[c | lower] }}),
+                            {{ idempotent_merge_field(c) }}, cast({{ cfg.insert_expressions.get(c, 'source.' ~ adapter.quote_column(c)) }} as {{ column_types[c | lower] }}),
                             {%- endfor %}
                             'dbt_im_first', cast(source.{{ batch }} as {{ batch_type }})
                         )
@@ -240,22 +242,23 @@
                 (target, source) -> named_struct(
                     {%- for c in cfg.columns %}
                     {%- set lc = c | lower %}
+                    {%- set qc = adapter.quote_column(c) %}
                     {%- if lc in key_set %}
-                    '{{ c }}', target.{{ c }}
-                    {%- elif lc == (batch | lower) %}
-                    '{{ c }}', cast(greatest(target.{{ c }}, source.{{ c }}) as {{ batch_type }})
+                    {{ idempotent_merge_field(c) }}, target.{{ qc }}
+                    {%- elif lc == (cfg.batch_column | lower) %}
+                    {{ idempotent_merge_field(c) }}, cast(greatest(target.{{ qc }}, source.{{ qc }}) as {{ batch_type }})
                     {%- elif lc in update_set and c in cfg.update_expressions %}
-                    '{{ c }}', cast({{ cfg.update_expressions[c] }} as {{ column_types[lc] }})
+                    {{ idempotent_merge_field(c) }}, cast({{ cfg.update_expressions[c] }} as {{ column_types[lc] }})
                     {%- elif lc in update_set %}
-                    '{{ c }}', cast(
-                        case when source.{{ batch }} > target.{{ batch }} then source.{{ c }} else target.{{ c }} end
+                    {{ idempotent_merge_field(c) }}, cast(
+                        case when source.{{ batch }} > target.{{ batch }} then source.{{ qc }} else target.{{ qc }} end
                         as {{ column_types[lc] }}
                     )
                     {%- else %}
-                    '{{ c }}', case
+                    {{ idempotent_merge_field(c) }}, case
                         when source.{{ batch }} < target.dbt_im_first
-                            then cast({{ cfg.insert_expressions.get(c, 'source.' ~ c) }} as {{ column_types[lc] }})
-                        else target.{{ c }}
+                            then cast({{ cfg.insert_expressions.get(c, 'source.' ~ qc) }} as {{ column_types[lc] }})
+                        else target.{{ qc }}
                     end
                     {%- endif %},
                     {%- endfor %}
@@ -272,7 +275,7 @@
     )
 
     select
-        {%- for c in cfg.columns %}
+        {%- for c in idempotent_merge_names(cfg.columns) %}
         dbt_im_row.{{ c }} as {{ c }},
         {%- endfor %}
         {{ applied }},
@@ -282,13 +285,30 @@
     from folded
 {% endmacro %}
 
+{% macro idempotent_merge_names(names, prefix='') %}
+    {#-
+        Column names as the SQL writes them (adapter.quote_column: as they are when plain,
+        otherwise in backticks), each after prefix (e.g. 'source.'): a list to join.
+    -#}
+    {%- set written = [] -%}
+    {%- for name in names -%}
+        {%- do written.append(prefix ~ adapter.quote_column(name)) -%}
+    {%- endfor -%}
+    {{ return(written) }}
+{% endmacro %}
+
+{% macro idempotent_merge_field(name) %}
+    {#- A column name as a named_struct field name: a string literal holding the name itself. -#}
+    {{- return("'" ~ (name | replace('\\', '\\\\') | replace("'", "\\'")) ~ "'") -}}
+{% endmacro %}
+
 {% macro idempotent_merge_key_match(keys, left, right) %}
     {#-
         Null-safe equality of every key column between two aliases: left.k <=> right.k and ...
         A key with a NULL part then matches its own earlier row instead of being inserted again.
     -#}
     {%- set parts = [] -%}
-    {%- for k in keys -%}
+    {%- for k in idempotent_merge_names(keys) -%}
         {%- do parts.append(left ~ '.' ~ k ~ ' <=> ' ~ right ~ '.' ~ k) -%}
     {%- endfor -%}
     {{- return(parts | join(' and ')) -}}
@@ -334,18 +354,20 @@
     {%- endif %}
     {%- if update_columns %}
     when matched and source.dbt_im_op = 'update'
-        {%- if batch_mode %} and target.{{ cfg.applied_column }} <=> source.dbt_im_applied_before
-        {%- elif cfg.version_column %} and source.{{ cfg.version_column }} > target.{{ cfg.version_column }}
+        {%- if batch_mode %} and target.{{ adapter.quote_column(cfg.applied_column) }} <=> source.dbt_im_applied_before
+        {%- elif cfg.version_column %} and source.{{ adapter.quote_column(cfg.version_column) }} > target.{{ adapter.quote_column(cfg.version_column) }}
         {%- endif %} then update set
         {%- for c in update_columns %}
-        target.{{ c }} = {{ 'source.' ~ c if batch_mode else cfg.update_expressions.get(c, 'source.' ~ c) }}{{ ',' if not loop.last }}
+        {%- set qc = adapter.quote_column(c) %}
+        target.{{ qc }} = {{ 'source.' ~ qc if batch_mode else cfg.update_expressions.get(c, 'source.' ~ qc) }}{{ ',' if not loop.last }}
         {%- endfor %}
     {%- endif %}
     when not matched and source.dbt_im_op = 'insert' then insert (
-        {{ insert_columns | join(',\n        ') }}
+        {{ idempotent_merge_names(insert_columns) | join(',\n        ') }}
     ) values (
         {%- for c in insert_columns %}
-        {{ 'source.' ~ c if batch_mode else cfg.insert_expressions.get(c, 'source.' ~ c) }}{{ ',' if not loop.last }}
+        {%- set qc = adapter.quote_column(c) %}
+        {{ 'source.' ~ qc if batch_mode else cfg.insert_expressions.get(c, 'source.' ~ qc) }}{{ ',' if not loop.last }}
         {%- endfor %}
     )
 {% endmacro %}
@@ -359,9 +381,9 @@
     select
         {%- for c in cfg.columns %}
         {%- if c in cfg.insert_expressions %}
-        cast({{ cfg.insert_expressions[c] }} as {{ cfg.column_types[c | lower] }}) as {{ c }}{{ ',' if not loop.last }}
+        cast({{ cfg.insert_expressions[c] }} as {{ cfg.column_types[c | lower] }}) as {{ adapter.quote_column(c) }}{{ ',' if not loop.last }}
         {%- else %}
-        source.{{ c }}{{ ',' if not loop.last }}
+        source.{{ adapter.quote_column(c) }}{{ ',' if not loop.last }}
         {%- endif %}
         {%- endfor %}
     from (

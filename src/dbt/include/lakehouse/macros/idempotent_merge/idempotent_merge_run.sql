@@ -63,7 +63,7 @@
     {%- if existing is none -%}
         {%- if batch_mode -%}
             {%- set initial_sql -%}
-                select {{ (cfg.columns + [cfg.applied_column]) | join(', ') }}
+                select {{ idempotent_merge_names(cfg.columns + [cfg.applied_column]) | join(', ') }}
                 from (
                     {{ idempotent_merge_batches_sql(cfg, source, none) }}
                 ) as folded
