@@ -20,10 +20,11 @@ from dbt.tests.adapter.incremental.test_incremental_merge_exclude_columns import
 from dbt.tests.adapter.incremental.test_incremental_predicates import BaseIncrementalPredicates
 from dbt.tests.adapter.incremental.test_incremental_unique_id import BaseIncrementalUniqueKey
 from dbt.tests.adapter.python_model.test_python_model import BasePythonIncrementalTests
-from dbt.tests.util import check_relations_equal, run_dbt
+from dbt.tests.util import run_dbt
 from test_incremental import (
     ANSI_DATE_INSERTS,
     SPARK_INCREMENTAL_PREDICATES_SQL,
+    AppendOnSchemaChangeSpecialChars,
     IncrementalOnSchemaChangeIgnoreFail,
     MergeOnSchemaChange,
 )
@@ -130,7 +131,7 @@ class TestOnSchemaChangeIdempotentMerge(MergeOnSchemaChange, IncrementalOnSchema
         return {"models": {**IDEMPOTENT_MERGE, "+unique_key": "id"}}
 
 
-class TestAppendOnSchemaChangeSpecialCharsIdempotentMerge:
+class TestAppendOnSchemaChangeSpecialCharsIdempotentMerge(AppendOnSchemaChangeSpecialChars):
     """dbt Labs' own special-character fixtures (a space, the reserved word select, a dash,
     dots), which dbt-spark's copy leaves out for Delta: columns added by append_new_columns,
     the new rows merged by key. On Delta such names need column mapping (the models'
@@ -152,18 +153,6 @@ class TestAppendOnSchemaChangeSpecialCharsIdempotentMerge:
                 _MODELS__INCREMENTAL_APPEND_NEW_SPECIAL_CHARS_TARGET
             ),
         }
-
-    def test_incremental_append_new_columns_with_special_characters(self, project):
-        select = (
-            "model_a_special_chars incremental_append_new_special_chars"
-            " incremental_append_new_special_chars_target"
-        )
-        run_dbt(["run", "--models", select])
-        run_dbt(["run", "--models", select])
-        check_relations_equal(
-            project.adapter,
-            ["incremental_append_new_special_chars", "incremental_append_new_special_chars_target"],
-        )
 
 
 class TestPythonIncrementalIdempotentMerge(BasePythonIncrementalTests):
