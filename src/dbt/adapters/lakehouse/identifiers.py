@@ -1,5 +1,5 @@
-"""Column names in the SQL the strategy renders: the one place that decides how a name is
-written (macro idempotent_merge_config builds every rendered name with it).
+"""Names in the SQL the strategy renders: the one place that decides how a column name (or the
+strategy's temporary view) is written (adapter.quote_column; macro idempotent_merge_names).
 
 A plain name (letters, digits, underscores, not starting with a digit) that is not a reserved
 word is written as it is, so the SQL of ordinary models reads as before. Any other name (a

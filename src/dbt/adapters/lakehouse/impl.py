@@ -77,8 +77,8 @@ class LakehouseAdapter(SparkAdapter):
 
     @available
     def quote_column(self, name: str) -> str:
-        """A column name as the strategy writes it in SQL: as it is when plain, otherwise in
-        backticks (identifiers.py). Macro idempotent_merge_config builds every name with it."""
+        """A name as the strategy writes it in SQL (a column, its temporary view): as it is when
+        plain, otherwise in backticks (identifiers.py)."""
         return identifiers.quote_column(str(name))
 
     @available

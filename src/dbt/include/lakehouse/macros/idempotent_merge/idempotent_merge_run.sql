@@ -81,7 +81,8 @@
         {%- do lakehouse_commit_metadata_reset(file_format) -%}
         {%- set planned = {'insert': source_stats.source_keys, 'applied': source_stats.source_units} -%}
     {%- else -%}
-        {%- set changes = target.identifier ~ '__dbt_changes' -%}
+        {#- a temporary view: the table's name (in backticks when it needs them) and a suffix -#}
+        {%- set changes = adapter.quote_column(target.identifier ~ '__dbt_changes') -%}
         {#- a model allowed to be non-deterministic may return other rows on the next read: keep the newest-row window -#}
         {%- set one_row_per_key = source_stats.source_rows == source_stats.source_keys and not cfg.allow_nondeterministic -%}
         {#- computed once, here, into a cached view: the count and the MERGE (which may read its source twice) use these rows -#}
