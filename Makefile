@@ -35,7 +35,7 @@ ADAPTER_ARGS ?= $(if $(PYTEST_ARGS),,tests/adapter)
 ADAPTER_PYTEST = $(BIN)/python -m pytest -q -c tests/adapter/pytest.ini
 
 .PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench \
-	serve serve-iceberg docs bench-server wheel clean
+	serve serve-iceberg pg pg-stop docs bench-server wheel clean
 
 # The product (dbt-lakehouse, src/) and the repository's tooling (retry-safe-tools, tools/),
 # both editable, over the locked dependencies.
@@ -117,6 +117,16 @@ serve: java
 
 serve-iceberg: java
 	$(BIN)/lakehouse serve --target local_iceberg $(SERVE_ARGS)
+
+# A local PostgreSQL server for a shared metastore (Debian's postgresql package, a cluster in
+# .pg, 127.0.0.1 and a free port): prints the environment to export, then run
+# `lakehouse metastore init` once; `make pg-stop` stops it. Users with their own PostgreSQL set
+# LAKEHOUSE_METASTORE_URL, _USER and _PASSWORD instead.
+pg: $(STAMP)
+	@$(BIN)/python -m retry_safe.postgres start $(CURDIR)/.pg
+
+pg-stop: $(STAMP)
+	@$(BIN)/python -m retry_safe.postgres stop $(CURDIR)/.pg
 
 # dbt's docs site: the catalog (every model's columns) read from the tables of DBT_TARGET
 # (local by default; server / server_iceberg while a server runs), then served on port 8080.

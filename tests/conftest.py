@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,8 @@ from dbt_common.tests import enable_test_caching
 from support import passes
 from support.processes import SUITE_JAVA_OPTIONS
 
+from dbt.adapters.lakehouse.jars import driver_folder
+from retry_safe.postgres import local_postgres
 from retry_safe.project import configure_environment
 from retry_safe.project import table_format as format_of
 
@@ -74,7 +79,23 @@ def lakehouse_home(tmp_path_factory: pytest.TempPathFactory, target: str) -> Pat
     # macros is the same text each time; dbt then keeps the parsed templates (a sixth less time
     # on test_customer_balances.py, half its Python CPU).
     enable_test_caching()
+    # the PostgreSQL driver in this JVM too: tests/test_metastore.py checks databases with it
+    os.environ.setdefault("LAKEHOUSE_METASTORE_CLASSPATH", f"{driver_folder('postgresql')}/*")
     return home
+
+
+@pytest.fixture
+def postgres() -> Iterator[tuple[Path, dict[str, str]]]:
+    """A local PostgreSQL server for a metastore (its folder, and the environment that points a
+    session at it), stopped and removed afterwards. PostgreSQL runs as its own user, so its
+    folder is not under pytest's private tmp_path."""
+    cluster = Path(tempfile.mkdtemp(prefix="lakehouse-pg-"))
+    cluster.chmod(0o755)
+    try:
+        with local_postgres(cluster / "pg") as environment:
+            yield cluster / "pg", environment
+    finally:
+        shutil.rmtree(cluster, ignore_errors=True)
 
 
 @pytest.fixture

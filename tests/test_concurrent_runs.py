@@ -1,8 +1,10 @@
 """Two runs of one model at the same time against one table: the same interval, and overlapping
 intervals.
 
-The embedded Derby metastore admits one process, so the two writers share a Derby network server
-(retry_safe.metastore) as they would share a Hive metastore in production. The first process
+The embedded Derby metastore admits one process, so the two writers share a Hive metastore on
+PostgreSQL, as in production: a local server (retry_safe.postgres, the `postgres` fixture) whose schema the package's
+`lakehouse metastore init` makes first, and, on Iceberg, Hive's commit locks on (the default
+with PostgreSQL). The first process
 loads the setup while the second starts its session; both meet at a barrier, then run the same
 steps together. Each run either commits or fails with the table format's own conflict error.
 They meet again when both are done; the first then reruns every concurrent step (a step that
@@ -14,13 +16,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from support.expected import ADDITIVE_RESULT, CART, JAN_1, JAN_2, JAN_3, as_text
 from support.processes import step_env
 
-from retry_safe.metastore import derby_network_server
 from retry_safe.project import PROJECT_DIR
 from retry_safe.scenario import command
 
@@ -79,35 +81,43 @@ class Writer:
         return steps, (dumps[0] if dumps else {})
 
 
+def init_metastore(env: dict[str, str], table_format: str) -> None:
+    """The package's one step that makes the metastore schema, as a user runs it."""
+    lakehouse = Path(sys.executable).with_name("lakehouse")
+    init = [str(lakehouse), "metastore", "init", "--format", table_format]
+    made = subprocess.run(init, env=env, capture_output=True, text=True, check=False)
+    assert made.returncode == 0, made.stderr[-3000:]
+    assert made.stdout.startswith("Created the metastore schema (Hive 2.3.0)"), made.stdout
+
+
 @pytest.mark.slow
-def test_concurrent_runs_commit_or_conflict_and_never_duplicate(tmp_path, target, table_format):
-    home = tmp_path / "lakehouse"
-    with derby_network_server(tmp_path / "derby") as metastore:
-        env = step_env(
-            **metastore,
-            LAKEHOUSE_HOME=str(home),
-            LAKEHOUSE_SCHEMA="analytics",
-            DBT_TARGET=target,
-            LAKEHOUSE_HIVE_LOCKS="true",
-        )
-        # The first writer loads the setup while the second starts its session; both then
-        # meet at the barrier and run their steps together, and meet again when both are done.
-        start, done = [["barrier", str(tmp_path / name), 2] for name in ("start", "done")]
-        plans = [
-            [*SETUP, start, *CONCURRENT[0], done, *RERUN],
-            [start, *CONCURRENT[1], done],
-        ]
-        dump = [CART, "customer_balances_additive"]
-        writers = [
-            Writer(env, plan, dump if n == 0 else [], f"writer{n}") for n, plan in enumerate(plans)
-        ]
-        try:
-            (first, tables), (second, _) = [writer.outcomes() for writer in writers]
-        finally:
-            for writer in writers:
-                if writer.process.poll() is None:
-                    writer.process.kill()
-                    writer.process.wait()
+def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
+    tmp_path, target, table_format, postgres
+):
+    env = step_env(**postgres[1], LAKEHOUSE_HOME=str(tmp_path / "lakehouse"))
+    env.update(LAKEHOUSE_SCHEMA="analytics", DBT_TARGET=target)
+    # the driver from `lakehouse jars`, as a user's session finds it; Hive's locks by default
+    for name in ("LAKEHOUSE_METASTORE_CLASSPATH", "LAKEHOUSE_HIVE_LOCKS"):
+        env.pop(name, None)
+    init_metastore(env, table_format)
+    # The first writer loads the setup while the second starts its session; both then meet at
+    # the barrier and run their steps together, and meet again when both are done.
+    start, done = [["barrier", str(tmp_path / name), 2] for name in ("start", "done")]
+    plans = [
+        [*SETUP, start, *CONCURRENT[0], done, *RERUN],
+        [start, *CONCURRENT[1], done],
+    ]
+    dump = [CART, "customer_balances_additive"]
+    writers = [
+        Writer(env, plan, dump if n == 0 else [], f"writer{n}") for n, plan in enumerate(plans)
+    ]
+    try:
+        (first, tables), (second, _) = [writer.outcomes() for writer in writers]
+    finally:
+        for writer in writers:
+            if writer.process.poll() is None:
+                writer.process.kill()
+                writer.process.wait()
 
     setup = first[: len(SETUP)]
     concurrent = [first[len(SETUP) : len(SETUP) + 2], second]

@@ -101,7 +101,8 @@ def test_a_second_process_on_the_embedded_metastore_stops_in_one_line(
     end = (
         "). An embedded Derby metastore admits one process at a time: wait until that one "
         "ends, set LAKEHOUSE_HOME to another folder, serve it to everyone with `lakehouse "
-        "serve`, or share a metastore server (LAKEHOUSE_METASTORE_URL, _DRIVER and _CLASSPATH)."
+        "serve`, or share a PostgreSQL metastore (LAKEHOUSE_METASTORE_URL, _USER and _PASSWORD, "
+        "then `lakehouse metastore init` once)."
     )
     lines = [line.strip() for line in done.stdout.splitlines()]
     problem = [line for line in lines if line.startswith("The embedded metastore")]

@@ -47,7 +47,7 @@ import pytest
 import yaml
 from support.processes import SHORT_RUN_JAVA_OPTIONS
 
-from dbt.adapters.lakehouse.jars import jars_root
+from dbt.adapters.lakehouse.jars import jars_root, pinned_drivers
 
 pytestmark = [pytest.mark.slow, pytest.mark.format_independent(run_in="local_iceberg")]
 
@@ -215,8 +215,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Environment:
     home = workdir / "home"
     # the user's cache, filled from this repository's verified jars (no network in the test)
     cache = home / ".cache" / "dbt-lakehouse" / "jars"
-    for table_format in FORMAT_CHOICES:
-        shutil.copytree(jars_root() / table_format, cache / table_format)
+    for folder in [*FORMAT_CHOICES, *pinned_drivers()]:  # the metastore's JDBC driver too
+        shutil.copytree(jars_root() / folder, cache / folder)
     env = {
         key: value
         for key, value in os.environ.items()
@@ -307,7 +307,7 @@ def test_a_new_dbt_project_builds_serves_and_is_read_with_the_package_alone(
 ) -> None:
     user, name = installed, f"shop_{table_format}"
     assert user.command("lakehouse", "jars").stdout.strip() == (
-        f"delta, iceberg jars complete in {user.home}/.cache/dbt-lakehouse/jars "
+        f"delta, iceberg, postgresql jars complete in {user.home}/.cache/dbt-lakehouse/jars "
         "(nothing to download)"
     )
     package = user.command(

@@ -120,6 +120,7 @@ def test_a_session_target_is_served_with_its_format_defaults_and_its_own_setting
 ):
     monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("LAKEHOUSE_JARS_DIR", str(tmp_path / "jars"))
+    monkeypatch.delenv("LAKEHOUSE_METASTORE_CLASSPATH", raising=False)  # a shared metastore's
     served = load_target(str(PROJECT_DIR), str(PROFILES), "local_iceberg")
     assert (served.profile, served.target, served.table_format) == (
         "retry_safe",

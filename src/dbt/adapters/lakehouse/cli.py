@@ -3,6 +3,7 @@
     lakehouse jars  [--format delta|iceberg] ...   the pinned table-format jars, once
     lakehouse serve [--project-dir D] [--profiles-dir P] [--target T] ...
                                                     one server for a project's warehouse
+    lakehouse metastore init [--format F]           a PostgreSQL metastore's schema, once
     lakehouse java                                  is this machine's Java usable by Spark?
     lakehouse intervals --select S [--since D] [--until D] [--json]
                                                     loaded and missing intervals (scheduler.py)
@@ -33,8 +34,19 @@ def jars_command(args: argparse.Namespace) -> int:
     for folder in changed:
         print(f"{folder.name} jars ready in {folder}")
     if not changed:
-        names = ", ".join(formats or jars.pinned())
+        names = ", ".join(formats or [*jars.pinned(), *jars.pinned_drivers()])
         print(f"{names} jars complete in {jars.jars_root()} (nothing to download)")
+    return 0
+
+
+def metastore_command(args: argparse.Namespace) -> int:
+    from dbt.adapters.lakehouse import metastore
+
+    try:
+        print(metastore.init(args.format))
+    except DbtRuntimeError as problem:
+        print(f"lakehouse metastore init: {problem}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -128,6 +140,22 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--connect-port", type=int, help="Spark Connect port (default 15002)")
     serve.add_argument("--thrift-port", type=int, help="Thrift JDBC port (default 10000)")
     serve.set_defaults(run=serve_command)
+
+    metastore = commands.add_parser(
+        "metastore", help="the shared PostgreSQL metastore (LAKEHOUSE_METASTORE_URL)"
+    )
+    actions = metastore.add_subparsers(dest="action", required=True, metavar="action")
+    init = actions.add_parser(
+        "init",
+        help="create its Hive schema and lock tables once (runs never issue DDL against it)",
+    )
+    init.add_argument(
+        "--format",
+        choices=["delta", "iceberg"],
+        default="delta",
+        help="the session settings to start with (the schema is the same for both)",
+    )
+    init.set_defaults(run=metastore_command)
 
     java = commands.add_parser("java", help="check that a Java 17+ runtime is there for Spark")
     java.set_defaults(run=java_command)

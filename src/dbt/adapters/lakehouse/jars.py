@@ -82,12 +82,27 @@ def maven_central() -> str:
     return _pins()["maven_central"]
 
 
+def _parsed(section: str) -> dict[str, list[Jar]]:
+    return {
+        name: [Jar.parse(j["coordinate"], j["sha256"], j["size"]) for j in jars]
+        for name, jars in _pins().get(section, {}).items()
+    }
+
+
 def pinned() -> dict[str, list[Jar]]:
     """{table format: [jar, ...]}, as pinned in the package."""
-    return {
-        table_format: [Jar.parse(j["coordinate"], j["sha256"], j["size"]) for j in jars]
-        for table_format, jars in _pins()["formats"].items()
-    }
+    return _parsed("formats")
+
+
+def pinned_drivers() -> dict[str, list[Jar]]:
+    """{database: [jar, ...]}: the JDBC drivers of the shared metastores the package supports
+    (PostgreSQL), pinned like the format jars and installed beside them."""
+    return _parsed("drivers")
+
+
+def driver_folder(database: str) -> Path:
+    """Where `lakehouse jars` puts a metastore database's JDBC driver."""
+    return jars_root() / database
 
 
 def jars_root() -> Path:
@@ -206,11 +221,13 @@ def install(formats: list[str] | None = None, root: Path | None = None) -> list[
     the jars root); the folders that changed."""
     root = root or jars_root()
     changed = []
-    for table_format, jars in pinned().items():
-        if formats and table_format not in formats:
+    # every format's jars and, unless a format is chosen, the metastore drivers too
+    groups = {**pinned(), **({} if formats else pinned_drivers())}
+    for name, jars in groups.items():
+        if formats and name not in formats:
             continue
-        if install_folder(root / table_format, jars):
-            changed.append(root / table_format)
+        if install_folder(root / name, jars):
+            changed.append(root / name)
     return changed
 
 

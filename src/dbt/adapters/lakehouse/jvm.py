@@ -24,6 +24,7 @@ from contextlib import contextmanager, suppress
 
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.lakehouse.metastore import require_ready as require_ready_metastore
 from dbt.adapters.lakehouse.metastore_lock import require_free_metastore
 
 DROPPED_LINES = (b"WARNING: Using incubator modules: ",)
@@ -73,7 +74,7 @@ def filtered_child_stderr() -> Iterator[threading.Thread]:
         os.dup2(real_stderr, 2)
 
 
-def start_session(parameters: Mapping[str, str]) -> None:
+def start_session(parameters: Mapping[str, str], check_metastore: bool = True) -> None:
     """Start the SparkSession dbt-spark's session cursor starts on its first statement.
 
     Same builder, same settings, only earlier and with the JVM's standard error filtered;
@@ -101,6 +102,9 @@ def start_session(parameters: Mapping[str, str]) -> None:
             raise
         forwarder.join(timeout=10)  # Java's own reason first: the pipe ends with the JVM
         raise DbtRuntimeError(JVM_EXITED) from None
+    if check_metastore:
+        # a shared metastore database that cannot serve: one line before any statement
+        require_ready_metastore(parameters)
 
 
 def quiet_pandas_on_spark() -> None:

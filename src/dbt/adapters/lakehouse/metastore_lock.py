@@ -31,7 +31,8 @@ FLOCK_LAYOUTS = {"linux": ("hhqqi", (0, 1, 4)), "darwin": ("qqihh", (3, 4, 2))}
 FIX = (
     "An embedded Derby metastore admits one process at a time: wait until that one ends, "
     "set LAKEHOUSE_HOME to another folder, serve it to everyone with `lakehouse serve`, or "
-    "share a metastore server (LAKEHOUSE_METASTORE_URL, _DRIVER and _CLASSPATH)."
+    "share a PostgreSQL metastore (LAKEHOUSE_METASTORE_URL, _USER and _PASSWORD, then "
+    "`lakehouse metastore init` once)."
 )
 
 

@@ -10,7 +10,10 @@ variable:
   `target-path`, so `dbt --project-dir D` from anywhere and `lakehouse serve --project-dir D`
   all open the same warehouse; together because a fresh metastore over an old warehouse would
   silently reuse old table folders), or a shared metastore
-  (`LAKEHOUSE_METASTORE_URL`, `_DRIVER`, `_CLASSPATH` for its JDBC driver jar);
+  (`LAKEHOUSE_METASTORE_URL`, `_DRIVER`, `_CLASSPATH` for its JDBC driver jar): on PostgreSQL
+  (`jdbc:postgresql://...`) the pinned driver (`lakehouse jars`), the login from
+  `LAKEHOUSE_METASTORE_USER` / `_PASSWORD`, schema verification on and no DDL at start
+  (`lakehouse metastore init` makes the schema once; metastore.py checks it first);
 - the format's jars from the jars root (`lakehouse jars`, jars.py), on the driver's classpath,
   and shipped to the executors when the master is not local;
 - the package's log configuration: Spark, Hive and DataNucleus below ERROR stay off the console;
@@ -19,9 +22,9 @@ variable:
   partitions and Delta's 50 log-replay tasks are a cluster's defaults; in one process they
   turn each statement on a small table into hundreds of tiny tasks (a new project's first
   MERGE through the server took 10 s for a handful of rows, about 1 s with these);
-- on Iceberg, Hive commit locks off (`LAKEHOUSE_HIVE_LOCKS=true` turns them on): with the
-  embedded Derby metastore they stall each commit for minutes, and one process is its only
-  writer. A shared metastore must keep them on.
+- on Iceberg, Hive commit locks off with the embedded Derby metastore (they stall each commit
+  for minutes, and one process is its only writer) and on with PostgreSQL, where parallel
+  writers share it (`LAKEHOUSE_HIVE_LOCKS` decides either way).
 - on Iceberg, the session catalog's table cache off: a cached table keeps the snapshot it was
   first loaded at, so a session that outlives another process's commit (the server, a run
   whose model is also written by a scheduled run) would read that old snapshot, and its MERGE,
@@ -52,10 +55,16 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from dbt.adapters.lakehouse.jars import jars_root
+from dbt.adapters.lakehouse.jars import driver_folder, jars_root
 from dbt.include.lakehouse import PACKAGE_PATH
 
 HOME_VARIABLE = "LAKEHOUSE_HOME"
+POSTGRESQL_URL = "jdbc:postgresql:"
+# environment variable -> Hive setting: the metastore database's login
+METASTORE_CREDENTIALS = {
+    "LAKEHOUSE_METASTORE_USER": "javax.jdo.option.ConnectionUserName",
+    "LAKEHOUSE_METASTORE_PASSWORD": "javax.jdo.option.ConnectionPassword",
+}
 DEFAULT_HOME = ".lakehouse"
 LOG_CONFIG = Path(PACKAGE_PATH) / "log4j2.properties"
 ALWAYS: dict[str, str] = {
@@ -107,19 +116,25 @@ def format_defaults(table_format: str) -> dict[str, str]:
     jars = jars_root() / table_format
     env = os.environ.get
     derby = f"jdbc:derby:;databaseName={home}/metastore_db;create=true"
+    url = env("LAKEHOUSE_METASTORE_URL") or derby
+    postgresql = url.startswith(POSTGRESQL_URL)
     defaults = {
         "spark.master": "local[*]",
         "spark.app.name": "dbt-lakehouse",
         **CATALOGS[table_format],
         "spark.sql.warehouse.dir": f"{home}/warehouse",
-        "spark.hadoop.javax.jdo.option.ConnectionURL": env("LAKEHOUSE_METASTORE_URL") or derby,
+        "spark.hadoop.javax.jdo.option.ConnectionURL": url,
         "spark.hadoop.javax.jdo.option.ConnectionDriverName": env("LAKEHOUSE_METASTORE_DRIVER")
-        or "org.apache.derby.jdbc.EmbeddedDriver",
+        or ("org.postgresql.Driver" if postgresql else "org.apache.derby.jdbc.EmbeddedDriver"),
         # Spark's own Hive client never records the metastore schema version; Iceberg's catalog
-        # opens the embedded metastore with its own client, which would then refuse it.
-        "spark.hadoop.hive.metastore.schema.verification": "false",
+        # opens the embedded metastore with its own client, which would then refuse it. A
+        # PostgreSQL metastore was created once by `lakehouse metastore init`, which records it.
+        "spark.hadoop.hive.metastore.schema.verification": "true" if postgresql else "false",
         "spark.driver.extraClassPath": _join(
-            os.pathsep, f"{jars}/*", env("LAKEHOUSE_METASTORE_CLASSPATH")
+            os.pathsep,
+            f"{jars}/*",
+            env("LAKEHOUSE_METASTORE_CLASSPATH")
+            or (f"{driver_folder('postgresql')}/*" if postgresql else None),
         ),
         "spark.driver.extraJavaOptions": _join(
             " ",
@@ -132,11 +147,24 @@ def format_defaults(table_format: str) -> dict[str, str]:
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
     }
+    if postgresql:
+        defaults.update(postgresql_metastore())
     if table_format == "iceberg":
-        defaults["spark.hadoop.iceberg.engine.hive.lock-enabled"] = (
-            env("LAKEHOUSE_HIVE_LOCKS") or "false"
+        defaults["spark.hadoop.iceberg.engine.hive.lock-enabled"] = env("LAKEHOUSE_HIVE_LOCKS") or (
+            "true" if postgresql else "false"
         )
     return defaults
+
+
+def postgresql_metastore() -> dict[str, str]:
+    """A PostgreSQL metastore: its user and password from the environment (never a file), and
+    no DDL at start: the schema is made once by `lakehouse metastore init` (metastore.py), and
+    every session checks it before anything runs."""
+    settings = {"spark.hadoop.datanucleus.schema.autoCreateAll": "false"}
+    for variable, key in METASTORE_CREDENTIALS.items():
+        if os.environ.get(variable):
+            settings[f"spark.hadoop.{key}"] = os.environ[variable]
+    return settings
 
 
 def local_cores(master: str) -> int | None:

@@ -1,0 +1,197 @@
+"""A local PostgreSQL server for the metastore, for development and the tests (`make pg`).
+
+Debian's `postgresql` package gives the programs (initdb, pg_ctl); this makes a cluster in a
+folder of its own, on 127.0.0.1 and a free port, with what a production metastore database
+looks like:
+
+- a superuser `lakehouse_admin` that owns the database `metastore`;
+- the metastore login `lakehouse`, which does not own the database. PostgreSQL 15 grants no
+  CREATE on the `public` schema, so the login gets a schema of its own name
+  (`create schema lakehouse authorization lakehouse`), which its default search_path
+  ("$user", public) finds: the metastore's tables go there.
+
+    python -m retry_safe.postgres start <folder>   prints the environment to export
+    python -m retry_safe.postgres stop <folder>
+
+Users with their own PostgreSQL set LAKEHOUSE_METASTORE_URL (and _USER, _PASSWORD) and skip
+this. PostgreSQL refuses to run as root: as root, the cluster is run as the `postgres` user
+the Debian package creates, and the folder is made theirs.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import secrets
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from retry_safe.cluster import free_port
+
+ADMIN = "lakehouse_admin"
+LOGIN = "lakehouse"
+DATABASE = "metastore"
+SERVICE_USER = "postgres"
+
+
+def program(name: str) -> str:
+    """A PostgreSQL server program: on PATH, else Debian's versioned folder."""
+    found = shutil.which(name)
+    if found:
+        return found
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: p.parent.name)
+    for folder in reversed(versions):
+        if (folder / name).is_file():
+            return str(folder / name)
+    raise RuntimeError(
+        f"PostgreSQL's {name} was not found: install Debian's postgresql package "
+        "(apt-get install postgresql), or point LAKEHOUSE_METASTORE_URL at a running server."
+    )
+
+
+def _as_owner(command: list[str], folder: Path) -> list[str]:
+    """The command, run as the cluster's owner when this process is root."""
+    if os.geteuid() != 0:
+        return command
+    owner = pwd.getpwnam(SERVICE_USER)
+    for path in [folder, *folder.rglob("*")]:
+        os.chown(path, owner.pw_uid, owner.pw_gid)
+    return ["runuser", "-u", SERVICE_USER, "--", *command]
+
+
+def _run(command: list[str], folder: Path, **kwargs) -> subprocess.CompletedProcess:
+    done = subprocess.run(
+        _as_owner(command, folder), capture_output=True, text=True, check=False, **kwargs
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[:2])} failed:\n{done.stdout}{done.stderr}")
+    return done
+
+
+def settings_file(folder: Path) -> Path:
+    return folder / "environment"
+
+
+def environment(port: int, password: str) -> dict[str, str]:
+    return {
+        "LAKEHOUSE_METASTORE_URL": f"jdbc:postgresql://127.0.0.1:{port}/{DATABASE}",
+        "LAKEHOUSE_METASTORE_USER": LOGIN,
+        "LAKEHOUSE_METASTORE_PASSWORD": password,
+    }
+
+
+def psql(folder: Path, port: int, admin_password: str, database: str, sql: str) -> str:
+    done = subprocess.run(
+        [
+            "psql",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-U",
+            ADMIN,
+            "-d",
+            database,
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-qAt",
+            "-c",
+            sql,
+        ],  # fmt: skip
+        env={**os.environ, "PGPASSWORD": admin_password},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"psql failed: {done.stderr}")
+    return done.stdout
+
+
+def start(folder: Path) -> dict[str, str]:
+    """A new cluster in folder (which must not hold one), started; the metastore's environment."""
+    folder = folder.resolve()
+    if (folder / "data").exists():
+        raise RuntimeError(f"{folder} already holds a PostgreSQL cluster: stop it, or remove it")
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)
+    admin_password, password = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
+    (folder / "admin-password").write_text(admin_password)
+    _run(
+        [
+            program("initdb"),
+            "-D",
+            str(folder / "data"),
+            "-U",
+            ADMIN,
+            "--pwfile",
+            str(folder / "admin-password"),
+            "--auth=scram-sha-256",
+            "-E",
+            "UTF8",
+            "--no-instructions",
+        ],  # fmt: skip
+        folder,
+    )
+    port = free_port()
+    _run(
+        [
+            program("pg_ctl"),
+            "-D",
+            str(folder / "data"),
+            "-l",
+            str(folder / "server.log"),
+            "-w",
+            "-o",
+            f"-p {port} -k {folder} -c listen_addresses=127.0.0.1",
+            "start",
+        ],  # fmt: skip
+        folder,
+    )
+    psql(folder, port, admin_password, "postgres",
+         f"create role {LOGIN} login password '{password}'")  # fmt: skip
+    psql(folder, port, admin_password, "postgres", f"create database {DATABASE}")
+    psql(folder, port, admin_password, DATABASE,
+         f"create schema {LOGIN} authorization {LOGIN}")  # fmt: skip
+    settings = environment(port, password)
+    settings_file(folder).write_text(
+        "".join(f"export {key}={value}\n" for key, value in settings.items())
+    )
+    settings_file(folder).chmod(0o600)
+    return settings
+
+
+def stop(folder: Path) -> None:
+    folder = folder.resolve()
+    if (folder / "data" / "postmaster.pid").exists():
+        _run([program("pg_ctl"), "-D", str(folder / "data"), "-m", "fast", "-w", "stop"], folder)
+
+
+@contextmanager
+def local_postgres(folder: Path) -> Iterator[dict[str, str]]:
+    """A PostgreSQL server for the metastore while the block runs; stopped after it."""
+    try:
+        yield start(folder)
+    finally:
+        stop(folder)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] not in ("start", "stop"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    folder = Path(argv[1])
+    if argv[0] == "start":
+        start(folder)
+        print(settings_file(folder.resolve()).read_text(), end="")
+    else:
+        stop(folder)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
