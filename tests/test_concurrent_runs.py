@@ -17,12 +17,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from support.expected import ADDITIVE_RESULT, CART, JAN_1, JAN_2, JAN_3, as_text
 from support.processes import step_env
 
+from retry_safe.postgres import psql
 from retry_safe.project import PROJECT_DIR
 from retry_safe.scenario import command
 
@@ -101,10 +103,11 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
         env.pop(name, None)
     init_metastore(env, table_format)
     # The first writer loads the setup while the second starts its session; both then meet at
-    # the barrier and run their steps together, and meet again when both are done.
-    start, done = [["barrier", str(tmp_path / name), 2] for name in ("start", "done")]
+    # the barrier and run their steps together, and meet again when both are done. The first
+    # then reruns, meets this test (which leaves a dead writer's lock behind, below) and seeds.
+    start, done, dead = [["barrier", str(tmp_path / name), 2] for name in ("start", "done", "dead")]
     plans = [
-        [*SETUP, start, *CONCURRENT[0], done, *RERUN],
+        [*SETUP, start, *CONCURRENT[0], done, *RERUN, dead, ["seed"]],
         [start, *CONCURRENT[1], done],
     ]
     dump = [CART, "customer_balances_additive"]
@@ -112,6 +115,7 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
         Writer(env, plan, dump if n == 0 else [], f"writer{n}") for n, plan in enumerate(plans)
     ]
     try:
+        meet(Path(dead[1]), writers[0], postgres[0], env, table_format)
         (first, tables), (second, _) = [writer.outcomes() for writer in writers]
     finally:
         for writer in writers:
@@ -121,7 +125,7 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
 
     setup = first[: len(SETUP)]
     concurrent = [first[len(SETUP) : len(SETUP) + 2], second]
-    rerun = first[len(SETUP) + 2 :]
+    rerun, seed = first[len(SETUP) + 2 : -1], first[-1]
     assert all(step["ok"] for step in setup), setup
     for step in (step for steps in concurrent for step in steps if not step["ok"]):
         assert any(name in step["error"] for name in CONFLICTS[table_format]), step["error"][-3000:]
@@ -129,3 +133,34 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
     assert all(step["ok"] for step in rerun), rerun
     assert tables["customer_balances_additive"]["rows"] == ADDITIVE
     assert tables[CART]["rows"] == CART_ROWS
+    # the seed replaced its tables although a dead writer's lock was left on one (Iceberg)
+    assert seed == {"step": ["seed"], "ok": True}, seed
+
+
+def meet(folder: Path, writer: Writer, cluster: Path, env: dict[str, str], table_format: str):
+    """Wait for the writer at the barrier in folder; on Iceberg, leave the Hive lock a writer
+    killed 50 s ago (SIGKILL while it held the commit lock of a seed table) leaves behind, as
+    hive_locks holds it; then let the writer go on. Its session expires the lock (a lock
+    without a heartbeat for a minute is a dead writer's) and its seed commits; without that,
+    Iceberg waits three minutes for the lock and the seed fails."""
+    while not folder.exists() or not any(folder.iterdir()):
+        assert writer.process.poll() is None, writer.err.read_text()[-3000:]
+        time.sleep(0.05)
+    if table_format == "iceberg":
+        url = env["LAKEHOUSE_METASTORE_URL"]
+        port = int(url.split(":")[3].split("/")[0])
+        psql(
+            cluster,
+            port,
+            (cluster / "admin-password").read_text(),
+            "metastore",
+            # its id from the lock sequence, as Hive took it: a lock waits only on earlier ones
+            "with taken as (update lakehouse.next_lock_id set nl_next = nl_next + 1 "
+            "returning nl_next - 1 as id) "
+            "insert into lakehouse.hive_locks (hl_lock_ext_id, hl_lock_int_id, hl_txnid, hl_db, "
+            "hl_table, hl_lock_state, hl_lock_type, hl_last_heartbeat, hl_acquired_at, hl_user, "
+            "hl_host, hl_agent_info) select id, 1, 0, 'analytics', 'customer_balance_batches', "
+            "'a', 'e', ms, ms, 'killed', 'elsewhere', 'Iceberg-killed' from taken, (select "
+            "(extract(epoch from now()) * 1000)::bigint - 50000 as ms) as killed",
+        )
+    (folder / "test").touch()

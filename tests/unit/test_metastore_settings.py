@@ -50,6 +50,9 @@ def test_a_postgresql_url_gets_the_pinned_driver_its_login_and_no_ddl(
     if table_format == "iceberg":
         expected["spark.hadoop.datanucleus.connectionPoolingType"] = "HikariCP"
         expected["spark.hadoop.iceberg.engine.hive.lock-enabled"] = locks
+        # a lock a minute without heartbeat is a dead writer's; Iceberg beats every 20 s
+        expected["spark.hadoop.hive.txn.timeout"] = "60s"
+        expected["spark.hadoop.iceberg.hive.lock-heartbeat-interval-ms"] = "20000"
     assert hadoop == expected
     assert settings["spark.driver.extraClassPath"] == (
         f"/opt/lakehouse-jars/{table_format}/*:/opt/lakehouse-jars/postgresql/*"

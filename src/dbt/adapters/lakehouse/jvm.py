@@ -25,6 +25,7 @@ from contextlib import contextmanager, suppress
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse.metastore import require_ready as require_ready_metastore
+from dbt.adapters.lakehouse.metastore import start_lock_reaper
 from dbt.adapters.lakehouse.metastore_lock import require_free_metastore
 
 DROPPED_LINES = (b"WARNING: Using incubator modules: ",)
@@ -105,6 +106,8 @@ def start_session(parameters: Mapping[str, str], check_metastore: bool = True) -
     if check_metastore:
         # a shared metastore database that cannot serve: one line before any statement
         require_ready_metastore(parameters)
+        # and the Hive locks of dead writers expire while this session lives
+        start_lock_reaper(parameters)
 
 
 def quiet_pandas_on_spark() -> None:

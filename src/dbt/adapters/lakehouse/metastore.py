@@ -23,8 +23,10 @@ is no second database client to install or to disagree with.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import threading
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,7 +34,11 @@ from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.session_settings import POSTGRESQL_URL
+from dbt.adapters.lakehouse.session_settings import (
+    HIVE_LOCK_TIMEOUT,
+    LOCK_TIMEOUT_SETTING,
+    POSTGRESQL_URL,
+)
 
 URL = "spark.hadoop.javax.jdo.option.ConnectionURL"
 USER = "spark.hadoop.javax.jdo.option.ConnectionUserName"
@@ -383,3 +389,51 @@ def init(table_format: str) -> str:
     require_jars(settings)
     start_session(init_settings(settings), check_metastore=False)
     return initialize(settings)
+
+
+# -- expiring a dead writer's Hive lock ---------------------------------------------------
+
+REAPER_PERIOD_SECONDS = 10.0
+_reaper: threading.Thread | None = None
+
+
+def _txn_store(parameters: Mapping[str, str]) -> Any:
+    jvm = _jvm()
+    conf = jvm.org.apache.hadoop.hive.conf.HiveConf()
+    for key, value in parameters.items():
+        if key.startswith("spark.hadoop.") and ("jdo" in key or "datanucleus" in key):
+            conf.set(key.removeprefix("spark.hadoop."), value)
+    conf.set("hive.txn.timeout", parameters.get(LOCK_TIMEOUT_SETTING) or HIVE_LOCK_TIMEOUT)
+    return jvm.org.apache.hadoop.hive.metastore.txn.TxnUtils.getTxnStore(conf)
+
+
+def start_lock_reaper(parameters: Mapping[str, str]) -> None:
+    """Expire the Hive locks of dead writers while this session lives.
+
+    An Iceberg writer killed while it holds Hive's commit lock leaves the lock row behind, and
+    Hive 2.3 expires locks only in its metastore server's housekeeping
+    (`TxnHandler.performTimeOuts`), which an embedded client never runs: every later commit
+    of the table would wait Iceberg's lock timeout and fail. So each session on a PostgreSQL
+    metastore with Hive locks runs that housekeeping itself, every REAPER_PERIOD_SECONDS: a lock
+    without a heartbeat for `hive.txn.timeout` (HIVE_LOCK_TIMEOUT) goes; a live writer
+    heartbeats well within it (ICEBERG_LOCK_HEARTBEAT_MS).
+    """
+    global _reaper
+    if _reaper is not None or not is_postgresql(parameters):
+        return
+    if str(parameters.get(ICEBERG_LOCKS)) != "true":
+        return
+    store = _txn_store(parameters)
+    stopping = threading.Event()
+    atexit.register(stopping.set)
+
+    def reap() -> None:
+        while not stopping.wait(REAPER_PERIOD_SECONDS):
+            try:
+                store.performTimeOuts()
+            except Exception:  # never the run's problem; the next round tries again
+                if stopping.is_set():
+                    return
+
+    _reaper = threading.Thread(target=reap, name="hive-lock-reaper", daemon=True)
+    _reaper.start()

@@ -60,6 +60,11 @@ from dbt.include.lakehouse import PACKAGE_PATH
 
 HOME_VARIABLE = "LAKEHOUSE_HOME"
 POSTGRESQL_URL = "jdbc:postgresql:"
+# A Hive lock without a heartbeat this long is a dead writer's (Hive's default: 300 s), and
+# Iceberg heartbeats the lock it holds or waits for this often (its default: 4 minutes)
+LOCK_TIMEOUT_SETTING = "spark.hadoop.hive.txn.timeout"
+HIVE_LOCK_TIMEOUT = "60s"
+ICEBERG_LOCK_HEARTBEAT_MS = "20000"
 # environment variable -> Hive setting: the metastore database's login
 METASTORE_CREDENTIALS = {
     "LAKEHOUSE_METASTORE_USER": "javax.jdo.option.ConnectionUserName",
@@ -153,6 +158,12 @@ def format_defaults(table_format: str) -> dict[str, str]:
         defaults["spark.hadoop.iceberg.engine.hive.lock-enabled"] = env("LAKEHOUSE_HIVE_LOCKS") or (
             "true" if postgresql else "false"
         )
+        if postgresql:
+            # a dead writer's lock expires after a minute without heartbeat (metastore.py)
+            defaults[LOCK_TIMEOUT_SETTING] = HIVE_LOCK_TIMEOUT
+            defaults["spark.hadoop.iceberg.hive.lock-heartbeat-interval-ms"] = (
+                ICEBERG_LOCK_HEARTBEAT_MS
+            )
     return defaults
 
 
