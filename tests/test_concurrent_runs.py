@@ -115,7 +115,7 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
         Writer(env, plan, dump if n == 0 else [], f"writer{n}") for n, plan in enumerate(plans)
     ]
     try:
-        meet(Path(dead[1]), writers[0], postgres[0], env, table_format)
+        meet(Path(dead[1]), writers[0], postgres[0], table_format)
         (first, tables), (second, _) = [writer.outcomes() for writer in writers]
     finally:
         for writer in writers:
@@ -137,7 +137,7 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
     assert seed == {"step": ["seed"], "ok": True}, seed
 
 
-def meet(folder: Path, writer: Writer, cluster: Path, env: dict[str, str], table_format: str):
+def meet(folder: Path, writer: Writer, cluster: Path, table_format: str) -> None:
     """Wait for the writer at the barrier in folder; on Iceberg, leave the Hive lock a writer
     killed 50 s ago (SIGKILL while it held the commit lock of a seed table) leaves behind, as
     hive_locks holds it; then let the writer go on. Its session expires the lock (a lock
@@ -147,12 +147,8 @@ def meet(folder: Path, writer: Writer, cluster: Path, env: dict[str, str], table
         assert writer.process.poll() is None, writer.err.read_text()[-3000:]
         time.sleep(0.05)
     if table_format == "iceberg":
-        url = env["LAKEHOUSE_METASTORE_URL"]
-        port = int(url.split(":")[3].split("/")[0])
         psql(
             cluster,
-            port,
-            (cluster / "admin-password").read_text(),
             "metastore",
             # its id from the lock sequence, as Hive took it: a lock waits only on earlier ones
             "with taken as (update lakehouse.next_lock_id set nl_next = nl_next + 1 "

@@ -18,7 +18,7 @@ from support.processes import step_env
 from dbt.adapters.lakehouse import metastore
 from dbt.adapters.lakehouse.metastore import ICEBERG_LOCKS, PASSWORD, URL, USER
 from retry_safe.cluster import free_port
-from retry_safe.postgres import ADMIN, psql
+from retry_safe.postgres import ADMIN, port_of, psql
 from retry_safe.project import PROJECT_DIR
 
 pytestmark = pytest.mark.format_independent(run_in="local_iceberg")
@@ -29,7 +29,7 @@ INIT = "Run `lakehouse metastore init` once with the same settings."
 def test_a_database_that_cannot_serve_the_metastore_is_one_line_naming_the_fix(spark, postgres):
     folder, environment = postgres
     url = environment["LAKEHOUSE_METASTORE_URL"]
-    port = int(url.split(":")[3].split("/")[0])
+    port = port_of(folder)
     login = {URL: url, USER: "lakehouse", PASSWORD: environment["LAKEHOUSE_METASTORE_PASSWORD"]}
 
     # a new database: no schema yet
@@ -58,25 +58,22 @@ def test_a_database_that_cannot_serve_the_metastore_is_one_line_naming_the_fix(s
     )
 
     # a database whose schema records a version: without the lock tables, then another Hive's
-    admin_password = (folder / "admin-password").read_text()
-    psql(folder, port, admin_password, "postgres", "create database other")
+    psql(folder, "postgres", "create database other")
     psql(
         folder,
-        port,
-        admin_password,
         "other",
         'create table "VERSION" ("VER_ID" bigint primary key, "SCHEMA_VERSION" varchar(127), '
         "\"VERSION_COMMENT\" varchar(255)); insert into \"VERSION\" values (1, '2.3.0', 'x')",
     )
     other_url = f"jdbc:postgresql://127.0.0.1:{port}/other"
-    other = {URL: other_url, USER: ADMIN, PASSWORD: admin_password}
+    other = {URL: other_url, USER: ADMIN, PASSWORD: (folder / "admin-password").read_text()}
     assert metastore.problem(other) is None  # Delta: no Hive lock
     assert metastore.problem({**other, ICEBERG_LOCKS: "true"}) == (
         f"The metastore database {other_url} has no lock tables ({', '.join(metastore.LOCK_TABLES)}"
         "), which Iceberg's Hive commit lock needs. Run `lakehouse metastore init` once: it adds "
         "them."
     )
-    psql(folder, port, admin_password, "other", 'update "VERSION" set "SCHEMA_VERSION" = \'3.1.0\'')
+    psql(folder, "other", 'update "VERSION" set "SCHEMA_VERSION" = \'3.1.0\'')
     assert metastore.problem(other) == (
         f"The metastore database {other_url} holds a Hive 3.1.0 schema; Spark's Hive client needs "
         "2.3.0. Use a metastore database of that version (a new database and `lakehouse "

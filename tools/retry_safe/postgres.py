@@ -84,14 +84,20 @@ def environment(port: int, password: str) -> dict[str, str]:
     }
 
 
-def psql(folder: Path, port: int, admin_password: str, database: str, sql: str) -> str:
+def port_of(folder: Path) -> int:
+    """The port of the cluster in folder."""
+    return int((folder / "port").read_text())
+
+
+def psql(folder: Path, database: str, sql: str) -> str:
+    """Run sql in a database of the cluster in folder, as its superuser; the output."""
     done = subprocess.run(
         [
             "psql",
             "-h",
             "127.0.0.1",
             "-p",
-            str(port),
+            str(port_of(folder)),
             "-U",
             ADMIN,
             "-d",
@@ -102,7 +108,7 @@ def psql(folder: Path, port: int, admin_password: str, database: str, sql: str) 
             "-c",
             sql,
         ],  # fmt: skip
-        env={**os.environ, "PGPASSWORD": admin_password},
+        env={**os.environ, "PGPASSWORD": (folder / "admin-password").read_text()},
         capture_output=True,
         text=True,
         check=False,
@@ -138,6 +144,7 @@ def start(folder: Path) -> dict[str, str]:
         folder,
     )
     port = free_port()
+    (folder / "port").write_text(str(port))
     _run(
         [
             program("pg_ctl"),
@@ -152,11 +159,9 @@ def start(folder: Path) -> dict[str, str]:
         ],  # fmt: skip
         folder,
     )
-    psql(folder, port, admin_password, "postgres",
-         f"create role {LOGIN} login password '{password}'")  # fmt: skip
-    psql(folder, port, admin_password, "postgres", f"create database {DATABASE}")
-    psql(folder, port, admin_password, DATABASE,
-         f"create schema {LOGIN} authorization {LOGIN}")  # fmt: skip
+    psql(folder, "postgres", f"create role {LOGIN} login password '{password}'")
+    psql(folder, "postgres", f"create database {DATABASE}")
+    psql(folder, DATABASE, f"create schema {LOGIN} authorization {LOGIN}")
     settings = environment(port, password)
     settings_file(folder).write_text(
         "".join(f"export {key}={value}\n" for key, value in settings.items())
