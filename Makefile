@@ -28,11 +28,6 @@ export LAKEHOUSE_JARS_DIR ?= $(CURDIR)/.jars
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
-# dbt Labs' adapter test suite (tests/adapter, a pytest tree of its own), run by test-delta and
-# test-iceberg after the main tree unless PYTEST_ARGS narrows that; ADAPTER_ARGS narrows it
-# (e.g. ADAPTER_ARGS=tests/adapter/test_basic.py), ADAPTER_ARGS= (empty) skips it.
-ADAPTER_ARGS ?= $(if $(PYTEST_ARGS),,tests/adapter)
-ADAPTER_PYTEST = $(BIN)/python -m pytest -q -c tests/adapter/pytest.ini
 
 .PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench \
 	serve serve-iceberg pg pg-stop docs bench-server wheel clean
@@ -74,16 +69,16 @@ check: lint
 	$(BIN)/python -m pytest -q tests/unit
 
 # The test passes leave out tests/unit (make check ran it) and, per pass, the format-independent
-# tests that run in the other pass (tests/conftest.py).
+# tests that run in the other pass (tests/conftest.py). One pytest process and one JVM per pass:
+# the project's tests, then dbt Labs' adapter suite (tests/adapter). PYTEST_ARGS narrows it
+# (PYTEST_ARGS='-k orders', PYTEST_ARGS=tests/adapter/test_basic.py).
 SPARK_PYTEST = $(BIN)/python -m pytest -q --ignore=tests/unit
 
 test-delta: java
 	$(SPARK_PYTEST) --target local $(PYTEST_ARGS)
-	$(if $(ADAPTER_ARGS),$(ADAPTER_PYTEST) --target local $(ADAPTER_ARGS))
 
 test-iceberg: java
 	$(SPARK_PYTEST) --target local_iceberg $(PYTEST_ARGS)
-	$(if $(ADAPTER_ARGS),$(ADAPTER_PYTEST) --target local_iceberg $(ADAPTER_ARGS))
 
 # make check, then Delta and Iceberg at the same time, each pytest process with its own JVM,
 # warehouse and metastore; each pass's output is printed as one block when it ends (its 20

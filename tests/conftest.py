@@ -2,7 +2,8 @@
 
 The process runs against one target (--target local | local_iceberg); `make test` runs the
 suite once per target, each in its own process (a JVM can hold either Delta's or Iceberg's
-session catalog, not both).
+session catalog, not both). dbt Labs' adapter suite (tests/adapter, its fixtures from the
+plugin below) runs in the same process and JVM, after the project's own tests.
 
 A test whose outcome cannot depend on the table format is marked `format_independent` and runs
 in one pass only (support/passes.py); the tests that build both formats themselves run in the
@@ -28,6 +29,12 @@ from retry_safe.postgres import local_postgres
 from retry_safe.project import configure_environment
 from retry_safe.project import table_format as format_of
 
+# dbt Labs' adapter suite's fixtures (`project`, `unique_schema`, ...; tests/adapter): pytest
+# takes plugins from the top-level conftest only. No fixture of it is autouse.
+pytest_plugins = ["dbt.tests.fixtures.project"]
+
+ADAPTER_SUITE = Path(__file__).parent / "adapter"
+
 _schema_numbers = itertools.count(1)
 
 
@@ -45,6 +52,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     passes.deselect_other_passes(config, items, config.getoption("--target"))
+    # dbt Labs' suite last: its project fixture removes DBT_PROFILES_DIR from the environment
+    # when a class ends, which a scenario step started afterwards would inherit
+    items.sort(key=lambda item: item.path.is_relative_to(ADAPTER_SUITE))
 
 
 @pytest.fixture(scope="session")

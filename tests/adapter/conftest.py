@@ -1,63 +1,35 @@
 """dbt Labs' adapter test suite against the lakehouse adapter, on Delta or Iceberg.
 
-dbt-tests-adapter's plugin writes a dbt project per test class into a temporary folder and
-runs dbt in this process (the SparkSession of the session method is started once and reused).
-The profile it writes is `dbt_profile_target` below: the project's own target (profiles/
-profiles.yml, `--target local` = Delta, `--target local_iceberg` = Iceberg), rendered as dbt
-renders it; the adapter puts the warehouse and its metastore in a temporary folder
-(LAKEHOUSE_HOME) and takes the table-format jars from LAKEHOUSE_JARS_DIR (default: the
-repository's .jars, filled by `make install`).
-Every model, seed and snapshot of the suite's projects gets the target's table format.
+dbt-tests-adapter's plugin (loaded by tests/conftest.py) writes a dbt project per test class
+into a temporary folder and runs dbt in this process: the same pytest process, SparkSession
+and warehouse as the project's own tests of the pass (`--target local` = Delta,
+`--target local_iceberg` = Iceberg), after them; each class has a schema of its own. The
+profile it writes is `dbt_profile_target` below: the project's own target (profiles/
+profiles.yml), rendered as dbt renders it. Every model, seed and snapshot of the suite's
+projects gets the target's table format.
 """
 
 from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from support import passes
-from support.processes import SUITE_JAVA_OPTIONS
-
-from retry_safe.project import EMBEDDED_TARGETS
-from retry_safe.project import table_format as table_format_of
-
-pytest_plugins = ["dbt.tests.fixtures.project"]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-EMBEDDED = sorted(EMBEDDED_TARGETS.values())  # the embedded targets: local, local_iceberg
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--target",
-        default=os.environ.get("DBT_TARGET", "local"),
-        choices=EMBEDDED,
-        help="the project's target to run the suite on: local (Delta) or local_iceberg (Iceberg)",
-    )
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", passes.MARKER)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    passes.deselect_other_passes(config, items, config.getoption("--target"))
+# what dbt's fixtures remove from the environment when a class ends, or that would point the
+# suite's projects at the project's own artifacts (tests/conftest.py sets them for the pass)
+PASS_SETTINGS = ("DBT_PROFILES_DIR", "DBT_LOG_PATH", "DBT_TARGET_PATH")
 
 
 @pytest.fixture(scope="session")
-def table_format(request: pytest.FixtureRequest) -> str:
-    return table_format_of(request.config.getoption("--target"))
-
-
-@pytest.fixture(scope="session")
-def lakehouse_target(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, Any]:
-    """The project's target as dbt renders it, its warehouse and metastore in a fresh folder.
+def lakehouse_target(request: pytest.FixtureRequest, lakehouse_home: Path) -> dict[str, Any]:
+    """The project's target as dbt renders it: the pass's warehouse and metastore
+    (tests/conftest.py's lakehouse_home, whose JVM settings it shares).
 
     Paths become absolute: the suite runs dbt from each test's own project folder.
     """
@@ -65,18 +37,24 @@ def lakehouse_target(
     from dbt_common.context import set_invocation_context
 
     target = request.config.getoption("--target")
-    os.environ["LAKEHOUSE_HOME"] = str(tmp_path_factory.mktemp(f"adapter_suite_{target}"))
     jars = os.environ.get("LAKEHOUSE_JARS_DIR", ".jars")
     os.environ["LAKEHOUSE_JARS_DIR"] = str((REPOSITORY / jars).resolve())
-    os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
-    # The suite's JVM runs as the main tree's does (tests/conftest.py): expressions interpreted
-    # (tiny tables), C2 only for what stays hot, the serial collector. The wheel-install test
-    # keeps Spark's defaults for code generation.
-    os.environ.setdefault("LAKEHOUSE_CODEGEN", "false")
-    os.environ.setdefault("LAKEHOUSE_JAVA_OPTIONS", SUITE_JAVA_OPTIONS)
     set_invocation_context(os.environ)
     profiles = yaml.safe_load((REPOSITORY / "profiles" / "profiles.yml").read_text())
     return ProfileRenderer({}).render_data(profiles["retry_safe"]["outputs"][target])
+
+
+@pytest.fixture(scope="class", autouse=True)
+def own_artifacts() -> Iterator[None]:
+    """Each class's project keeps its artifacts in its own folder, as dbt's harness expects;
+    the pass's settings come back afterwards."""
+    saved = {name: os.environ.pop(name, None) for name in PASS_SETTINGS}
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="class")
