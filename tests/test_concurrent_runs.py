@@ -10,6 +10,10 @@ steps together. Each run either commits or fails with the table format's own con
 They meet again when both are done; the first then reruns every concurrent step (a step that
 committed finds nothing to do, one that failed applies now), and the tables must hold exactly
 the documents' rows: an additive batch applied once, every cart day once.
+
+A lakehouse server on the same metastore serves analysts throughout: it starts before any
+schema exists (the first writer waits for it), and afterwards an analyst reads, over JDBC, the
+table the writers created and merged meanwhile: no restart, no refresh.
 """
 
 from __future__ import annotations
@@ -21,12 +25,14 @@ import time
 from pathlib import Path
 
 import pytest
+from support.analysts import jdbc_query
 from support.expected import ADDITIVE_RESULT, CART, JAN_1, JAN_2, JAN_3, as_text
-from support.processes import step_env
+from support.processes import free_ports, step_env
 
 from retry_safe.postgres import psql
-from retry_safe.project import PROJECT_DIR
+from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR
 from retry_safe.scenario import command
+from retry_safe.server_process import spawn, stop
 
 SETUP = [
     ["seed"],
@@ -102,26 +108,37 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
     for name in ("LAKEHOUSE_METASTORE_CLASSPATH", "LAKEHOUSE_HIVE_LOCKS"):
         env.pop(name, None)
     init_metastore(env, table_format)
-    # The first writer loads the setup while the second starts its session; both then meet at
-    # the barrier and run their steps together, and meet again when both are done. The first
-    # then reruns, meets this test (which leaves a dead writer's lock behind, below) and seeds.
-    start, done, dead = [["barrier", str(tmp_path / name), 2] for name in ("start", "done", "dead")]
+    # The first writer waits for the server, loads the setup while the second starts its
+    # session; both then meet at the barrier and run their steps together, and meet again when
+    # both are done. The first then reruns, meets this test (which leaves a dead writer's lock
+    # behind, below) and seeds.
+    barriers = ("served", "start", "done", "dead")
+    served, start, done, dead = [["barrier", str(tmp_path / name), 2] for name in barriers]
     plans = [
-        [*SETUP, start, *CONCURRENT[0], done, *RERUN, dead, ["seed"]],
+        [served, *SETUP, start, *CONCURRENT[0], done, *RERUN, dead, ["seed"]],
         [start, *CONCURRENT[1], done],
     ]
     dump = [CART, "customer_balances_additive"]
     writers = [
         Writer(env, plan, dump if n == 0 else [], f"writer{n}") for n, plan in enumerate(plans)
     ]
+    server = None
     try:
+        # the server starts while the writers start their sessions, before any schema exists
+        server, analyst = serve(env, tmp_path / "server", table_format)
+        assert [row for row in analyst("show schemas") if row[0] == "analytics"] == []
+        Path(served[1]).mkdir(parents=True, exist_ok=True)
+        (Path(served[1]) / "test").touch()
         meet(Path(dead[1]), writers[0], postgres[0], table_format)
         (first, tables), (second, _) = [writer.outcomes() for writer in writers]
+        served_rows = as_text(analyst(f"select * from analytics.{CART}"))
     finally:
         for writer in writers:
             if writer.process.poll() is None:
                 writer.process.kill()
                 writer.process.wait()
+        if server is not None:
+            stop(server)
 
     setup = first[: len(SETUP)]
     concurrent = [first[len(SETUP) : len(SETUP) + 2], second]
@@ -135,6 +152,24 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
     assert tables[CART]["rows"] == CART_ROWS
     # the seed replaced its tables although a dead writer's lock was left on one (Iceberg)
     assert seed == {"step": ["seed"], "ok": True}, seed
+    # the server, started before the schema existed, serves what the writers committed
+    assert served_rows == CART_ROWS
+
+
+def serve(env: dict[str, str], logs: Path, table_format: str):
+    """`lakehouse serve` on the writers' metastore and warehouse (the Popen, once it serves) and
+    an analyst's JDBC query function."""
+    ports = free_ports()
+    password = "password-for-the-tests"
+    server_env = {
+        **env,
+        "LAKEHOUSE_SERVER_TOKEN": "token-for-the-tests",
+        "LAKEHOUSE_THRIFT_PASSWORD": password,
+        "LAKEHOUSE_CONNECT_PORT": str(ports[0]),
+        "LAKEHOUSE_THRIFT_PORT": str(ports[1]),
+    }
+    process = spawn(EMBEDDED_TARGETS[table_format], server_env, logs)
+    return process, jdbc_query("127.0.0.1", ports[1], password)
 
 
 def meet(folder: Path, writer: Writer, cluster: Path, table_format: str) -> None:

@@ -26,7 +26,9 @@ pytestmark = pytest.mark.format_independent(run_in="local_iceberg")
 INIT = "Run `lakehouse metastore init` once with the same settings."
 
 
-def test_a_database_that_cannot_serve_the_metastore_is_one_line_naming_the_fix(spark, postgres):
+def test_a_database_that_cannot_serve_the_metastore_is_one_line_naming_the_fix(
+    spark, postgres, tmp_path
+):
     folder, environment = postgres
     url = environment["LAKEHOUSE_METASTORE_URL"]
     port = port_of(folder)
@@ -57,7 +59,8 @@ def test_a_database_that_cannot_serve_the_metastore_is_one_line_naming_the_fix(s
         "LAKEHOUSE_METASTORE_URL to one that runs."
     )
 
-    # a database whose schema records a version: without the lock tables, then another Hive's
+    # a database whose schema records Hive 2.3.0 and holds nothing else: what an init stopped
+    # right after DataNucleus recorded the version leaves behind
     psql(folder, "postgres", "create database other")
     psql(
         folder,
@@ -67,7 +70,29 @@ def test_a_database_that_cannot_serve_the_metastore_is_one_line_naming_the_fix(s
     )
     other_url = f"jdbc:postgresql://127.0.0.1:{port}/other"
     other = {URL: other_url, USER: ADMIN, PASSWORD: (folder / "admin-password").read_text()}
-    assert metastore.problem(other) is None  # Delta: no Hive lock
+    assert metastore.problem(other) == (
+        f"The metastore schema in {other_url} is incomplete (42 tables missing, e.g. "
+        "BUCKETING_COLS, CDS, COLUMNS_V2): its `lakehouse metastore init` did not finish. Run "
+        "`lakehouse metastore init` again: it adds what is missing."
+    )
+    # init again, as the message says: the rest of the schema and the lock tables are added
+    environment = {
+        "LAKEHOUSE_METASTORE_URL": other_url,
+        "LAKEHOUSE_METASTORE_USER": ADMIN,
+        "LAKEHOUSE_METASTORE_PASSWORD": other[PASSWORD],
+    }
+    assert init_metastore(tmp_path, environment) == (
+        f"Completed the metastore schema (Hive 2.3.0) in {other_url}: added 42 metastore and 11 "
+        "lock tables.\n"
+    )
+    assert metastore.problem({**other, ICEBERG_LOCKS: "true"}) is None
+    # and once more (in this process: a complete schema is left alone before any session)
+    assert metastore.initialize(other) == (
+        f"The metastore schema in {other_url} is ready (Hive 2.3.0); nothing to do."
+    )
+    # the lock tables dropped: enough for Delta, not for Iceberg's Hive lock
+    psql(folder, "other", f"drop table {', '.join(metastore.LOCK_TABLES)}")
+    assert metastore.problem(other) is None
     assert metastore.problem({**other, ICEBERG_LOCKS: "true"}) == (
         f"The metastore database {other_url} has no lock tables ({', '.join(metastore.LOCK_TABLES)}"
         "), which Iceberg's Hive commit lock needs. Run `lakehouse metastore init` once: it adds "
@@ -79,6 +104,18 @@ def test_a_database_that_cannot_serve_the_metastore_is_one_line_naming_the_fix(s
         "2.3.0. Use a metastore database of that version (a new database and `lakehouse "
         "metastore init`), not this one."
     )
+
+
+def init_metastore(tmp_path: Path, environment: dict[str, str]) -> str:
+    """`lakehouse metastore init` in a process of its own, as a user runs it: its output."""
+    env = step_env(**environment, LAKEHOUSE_HOME=str(tmp_path / "init"))
+    env.pop("LAKEHOUSE_METASTORE_CLASSPATH")  # the driver from `lakehouse jars`
+    lakehouse = Path(sys.executable).with_name("lakehouse")
+    done = subprocess.run(
+        [str(lakehouse), "metastore", "init"], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
 
 
 def test_a_run_on_a_metastore_without_its_schema_stops_before_any_model(tmp_path, postgres):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,7 +25,7 @@ from support.analysts import JdbcReader, as_text, jdbc_query
 from support.docs import documented_columns_missing
 from support.expected import CART, JAN_1, JAN_2, JAN_3, ORDERS, ORDERS_AFTER_OCT_3
 from support.pipelines import ORDERS_STEP, PLAN, TABLES, columns_of
-from support.processes import step_env
+from support.processes import free_ports, step_env
 
 from dbt.adapters.lakehouse.metastore_lock import metastore_problem
 from dbt.adapters.lakehouse.server.profile import load_target
@@ -64,14 +63,6 @@ RERUNS = (
     if SOAK
     else [CART_STEPS[0], OTHER_STEPS[0]]
 )
-
-
-def free_ports() -> tuple[int, int]:
-    """Two ports free now, and different (both sockets are open while the OS picks)."""
-    with socket.socket() as first, socket.socket() as second:
-        first.bind(("127.0.0.1", 0))
-        second.bind(("127.0.0.1", 0))
-        return first.getsockname()[1], second.getsockname()[1]
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 
 # A scheduler's task is a short-lived JVM: C1 only starts it with about a third less CPU than
 # C1 + C2 (measured on a two-step cold run: 31 vs 51 CPU seconds). Users set the same through
@@ -23,3 +24,11 @@ SUITE_JAVA_OPTIONS = f"-XX:CompileThresholdScaling=3 {SERIAL_GC}"
 def step_env(**settings: str) -> dict[str, str]:
     """This process's environment for a step in a process of its own, plus `settings`."""
     return {**os.environ, "LAKEHOUSE_JAVA_OPTIONS": SHORT_RUN_JAVA_OPTIONS, **settings}
+
+
+def free_ports() -> tuple[int, int]:
+    """Two ports free now, and different (both sockets are open while the OS picks)."""
+    with socket.socket() as first, socket.socket() as second:
+        first.bind(("127.0.0.1", 0))
+        second.bind(("127.0.0.1", 0))
+        return first.getsockname()[1], second.getsockname()[1]

@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 from dbt.adapters.lakehouse.jars import pinned_drivers
-from dbt.adapters.lakehouse.metastore import init_settings, is_postgresql, shown
+from dbt.adapters.lakehouse.metastore import (
+    init_settings,
+    is_postgresql,
+    metastore_tables,
+    shown,
+)
 from dbt.adapters.lakehouse.session_settings import session_settings
 
 URL = "jdbc:postgresql://db.example:5432/metastore"
@@ -97,3 +102,12 @@ def test_the_postgresql_driver_is_pinned_like_the_format_jars():
     assert driver.coordinate == "org.postgresql:postgresql:42.7.14"
     assert driver.sha256 == "73914527305a40cce504b0d3d90b23caf565136912d607ae8ae7c5895512332c"
     assert driver.size == 1221004
+
+
+def test_the_tables_init_makes_and_each_session_expects_are_the_mappings_own():
+    """Hive 2.3's package.jdo: 43 tables; an embedded-only class (SORT_ORDER, RESOURCE_URI)
+    lives in its owner's table."""
+    tables = metastore_tables()
+    assert len(tables) == 43
+    assert {"VERSION", "DBS", "TBLS", "TBL_PRIVS", "Skewed_STRING_LIST", "FUNC_RU"} <= set(tables)
+    assert not {"SORT_ORDER", "RESOURCE_URI"} & set(tables)

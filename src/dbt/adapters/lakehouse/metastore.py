@@ -24,6 +24,7 @@ is no second database client to install or to disagree with.
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import re
 import threading
@@ -199,17 +200,22 @@ def schema_version(connection: Any) -> str | None:
         raise
 
 
+def missing_tables(connection: Any, tables: tuple[str, ...]) -> list[str]:
+    """Those of tables the login's schema lacks, in one listing of the schema. Names compare
+    without case: DataNucleus creates the mapping's names in upper case (its
+    `Skewed_STRING_LIST` too), the lock tables are lower case."""
+    found = connection.getMetaData().getTables(None, connection.getSchema(), None, None)
+    present = set()
+    try:
+        while found.next():
+            present.add(str(found.getString("TABLE_NAME")).upper())
+    finally:
+        found.close()
+    return [table for table in tables if table.upper() not in present]
+
+
 def missing_lock_tables(connection: Any) -> list[str]:
-    meta = connection.getMetaData()
-    missing = []
-    for table in LOCK_TABLES:
-        found = meta.getTables(None, connection.getSchema(), table, None)
-        try:
-            if not found.next():
-                missing.append(table)
-        finally:
-            found.close()
-    return missing
+    return missing_tables(connection, LOCK_TABLES)
 
 
 def schema_problem(connection: Any, parameters: Mapping[str, str]) -> str | None:
@@ -225,6 +231,13 @@ def schema_problem(connection: Any, parameters: Mapping[str, str]) -> str | None
             f"The metastore database {url} holds a Hive {version or '(unrecorded)'} schema; "
             f"Spark's Hive client needs {HIVE_SCHEMA_VERSION}. Use a metastore database of "
             f"that version (a new database and `{INIT}`), not this one."
+        )
+    unmade = missing_tables(connection, metastore_tables())
+    if unmade:
+        return (
+            f"The metastore schema in {url} is incomplete ({len(unmade)} tables missing, e.g. "
+            f"{', '.join(unmade[:3])}): its `{INIT}` did not finish. Run `{INIT}` again: it "
+            "adds what is missing."
         )
     if str(parameters.get(ICEBERG_LOCKS)) == "true" and missing_lock_tables(connection):
         return (
@@ -266,17 +279,31 @@ def init_settings(parameters: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def metastore_classes() -> list[str]:
-    """The Hive metastore's persistent classes, as its mapping (package.jdo) names them."""
+@functools.cache
+def _mapping() -> tuple[Path, str]:
+    """The Hive metastore's object mapping (package.jdo in Spark's hive-metastore jar)."""
     import pyspark
 
     jars = Path(pyspark.__file__).parent / "jars"
     jar = next(iter(sorted(jars.glob("hive-metastore-*.jar"))))
-    mapping = zipfile.ZipFile(jar).read("package.jdo").decode()
+    return jar, zipfile.ZipFile(jar).read("package.jdo").decode()
+
+
+def metastore_classes() -> list[str]:
+    """The Hive metastore's persistent classes, as its mapping (package.jdo) names them."""
+    jar, mapping = _mapping()
     package = re.search(r'<package name="([^"]+)"', mapping)
     if package is None:
         raise MetastoreError(f"{jar} holds no metastore mapping (package.jdo)")
     return [f"{package.group(1)}.{name}" for name in re.findall(r'<class name="(\w+)"', mapping)]
+
+
+def metastore_tables() -> tuple[str, ...]:
+    """Every table the mapping names (classes, join tables): what init makes. An embedded-only
+    class is stored in its owner's table and has none of its own."""
+    mapping = _mapping()[1]
+    embedded = re.findall(r'<class [^>]*embedded-only="true"[^>]*table="(\w+)"', mapping)
+    return tuple(sorted(set(re.findall(r'table="(\w+)"', mapping)) - set(embedded)))
 
 
 def create_metastore_tables() -> None:
@@ -332,6 +359,7 @@ def initialize(parameters: Mapping[str, str]) -> str:
     try:
         version = schema_version(connection)
         missing = missing_lock_tables(connection)
+        unmade = missing_tables(connection, metastore_tables())
     finally:
         connection.close()
     if version is not None and version != HIVE_SCHEMA_VERSION:
@@ -340,7 +368,7 @@ def initialize(parameters: Mapping[str, str]) -> str:
             f"schema; this package's Hive client needs {HIVE_SCHEMA_VERSION}. Nothing was "
             "changed: use another database."
         )
-    if version is not None and not missing:
+    if version is not None and not missing and not unmade:
         return f"The metastore schema in {url} is ready (Hive {version}); nothing to do."
     if missing and len(missing) < len(LOCK_TABLES):
         raise MetastoreError(
@@ -349,7 +377,9 @@ def initialize(parameters: Mapping[str, str]) -> str:
             f"`{INIT}` again."
         )
     try:
-        if version is None:
+        # also after an init that was stopped once the version was recorded: DataNucleus
+        # creates only the tables that are missing
+        if version is None or unmade:
             create_metastore_tables()
         if missing:
             create_lock_tables(parameters)
@@ -365,6 +395,11 @@ def initialize(parameters: Mapping[str, str]) -> str:
     problem_left = problem(parameters)
     if problem_left:
         raise MetastoreError(problem_left)
+    if version is not None:  # an init that did not finish
+        return (
+            f"Completed the metastore schema (Hive {HIVE_SCHEMA_VERSION}) in {url}: added "
+            f"{len(unmade)} metastore and {len(missing)} lock tables."
+        )
     return (
         f"Created the metastore schema (Hive {HIVE_SCHEMA_VERSION}) and its lock tables in {url}."
     )
