@@ -64,7 +64,7 @@ def test_commands_that_write_nothing_need_no_interval(spark, target, schema, tmp
 
 
 def test_dbt_retry_reruns_a_failed_interval_once_its_file_has_landed(
-    spark, target, schema, tmp_path
+    spark, target, schema, tmp_path, json_artifacts
 ):
     landing = tmp_path / "landing"
     landing.mkdir()

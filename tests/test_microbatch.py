@@ -88,7 +88,7 @@ class Messages:
 
 
 def test_a_failed_batch_leaves_its_day_untouched_and_dbt_retry_runs_it_alone(
-    spark, target, schema, table_format, tmp_path
+    spark, target, schema, table_format, tmp_path, json_artifacts
 ):
     root = events_project(tmp_path / "events")
     table = f"{schema}.daily_amounts"

@@ -74,7 +74,7 @@ HISTORY = [
 
 
 def test_one_build_runs_every_model_test_and_snapshot(
-    spark, target, schema, table_format, tmp_path
+    spark, target, schema, table_format, tmp_path, json_artifacts
 ):
     run_dbt(["seed"], target)
     result = run_dbt([*BUILD, *DAY_1], target)

@@ -22,8 +22,9 @@ import yaml
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 # what dbt's fixtures remove from the environment when a class ends, or that would point the
-# suite's projects at the project's own artifacts (tests/conftest.py sets them for the pass)
-PASS_SETTINGS = ("DBT_PROFILES_DIR", "DBT_LOG_PATH", "DBT_TARGET_PATH")
+# suite's projects at the project's own artifacts or keep them from being written (dbt's own
+# classes read manifest.json and run_results.json) (tests/conftest.py sets them for the pass)
+PASS_SETTINGS = ("DBT_PROFILES_DIR", "DBT_LOG_PATH", "DBT_TARGET_PATH", "DBT_WRITE_JSON")
 
 
 @pytest.fixture(scope="session")
