@@ -65,6 +65,12 @@ POSTGRESQL_URL = "jdbc:postgresql:"
 LOCK_TIMEOUT_SETTING = "spark.hadoop.hive.txn.timeout"
 HIVE_LOCK_TIMEOUT = "60s"
 ICEBERG_LOCK_HEARTBEAT_MS = "20000"
+# Connections per pool to a PostgreSQL metastore. Hive's default, 10, opens every pool in full
+# at start: 47 connections per Iceberg session (its metastore client's pools and Hive's lock
+# store's), so a server and one writer filled PostgreSQL's default 100 and a third process was
+# refused ("remaining connection slots are reserved"). With 3: 19 per Iceberg session.
+POOL_SIZE_SETTING = "spark.hadoop.datanucleus.connectionPool.maxPoolSize"
+METASTORE_POOL_SIZE = "3"
 # environment variable -> Hive setting: the metastore database's login
 METASTORE_CREDENTIALS = {
     "LAKEHOUSE_METASTORE_USER": "javax.jdo.option.ConnectionUserName",
@@ -171,7 +177,10 @@ def postgresql_metastore() -> dict[str, str]:
     """A PostgreSQL metastore: its user and password from the environment (never a file), and
     no DDL at start: the schema is made once by `lakehouse metastore init` (metastore.py), and
     every session checks it before anything runs."""
-    settings = {"spark.hadoop.datanucleus.schema.autoCreateAll": "false"}
+    settings = {
+        "spark.hadoop.datanucleus.schema.autoCreateAll": "false",
+        POOL_SIZE_SETTING: METASTORE_POOL_SIZE,
+    }
     for variable, key in METASTORE_CREDENTIALS.items():
         if os.environ.get(variable):
             settings[f"spark.hadoop.{key}"] = os.environ[variable]
