@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from support.analysts import jdbc_query
 from support.expected import ADDITIVE_RESULT, CART, JAN_1, JAN_2, JAN_3, as_text
-from support.processes import free_ports, step_env
+from support.processes import free_ports, metastore_init, step_env
 
 from retry_safe.postgres import psql
 from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR
@@ -89,15 +88,6 @@ class Writer:
         return steps, (dumps[0] if dumps else {})
 
 
-def init_metastore(env: dict[str, str], table_format: str) -> None:
-    """The package's one step that makes the metastore schema, as a user runs it."""
-    lakehouse = Path(sys.executable).with_name("lakehouse")
-    init = [str(lakehouse), "metastore", "init", "--format", table_format]
-    made = subprocess.run(init, env=env, capture_output=True, text=True, check=False)
-    assert made.returncode == 0, made.stderr[-3000:]
-    assert made.stdout.startswith("Created the metastore schema (Hive 2.3.0)"), made.stdout
-
-
 @pytest.mark.slow
 def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
     tmp_path, target, table_format, postgres
@@ -107,7 +97,8 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
     # the driver from `lakehouse jars`, as a user's session finds it; Hive's locks by default
     for name in ("LAKEHOUSE_METASTORE_CLASSPATH", "LAKEHOUSE_HIVE_LOCKS"):
         env.pop(name, None)
-    init_metastore(env, table_format)
+    made = metastore_init(env, "--format", table_format)
+    assert made.startswith("Created the metastore schema (Hive 2.3.0)"), made
     # The first writer waits for the server, loads the setup while the second starts its
     # session; both then meet at the barrier and run their steps together, and meet again when
     # both are done. The first then reruns, meets this test (which leaves a dead writer's lock

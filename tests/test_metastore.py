@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.processes import step_env
+from support.processes import metastore_init, step_env
 
 from dbt.adapters.lakehouse import metastore
 from dbt.adapters.lakehouse.metastore import ICEBERG_LOCKS, PASSWORD, URL, USER
@@ -76,12 +76,14 @@ def test_a_database_that_cannot_serve_the_metastore_is_one_line_naming_the_fix(
         "`lakehouse metastore init` again: it adds what is missing."
     )
     # init again, as the message says: the rest of the schema and the lock tables are added
-    environment = {
-        "LAKEHOUSE_METASTORE_URL": other_url,
-        "LAKEHOUSE_METASTORE_USER": ADMIN,
-        "LAKEHOUSE_METASTORE_PASSWORD": other[PASSWORD],
-    }
-    assert init_metastore(tmp_path, environment) == (
+    env = step_env(
+        LAKEHOUSE_METASTORE_URL=other_url,
+        LAKEHOUSE_METASTORE_USER=ADMIN,
+        LAKEHOUSE_METASTORE_PASSWORD=other[PASSWORD],
+        LAKEHOUSE_HOME=str(tmp_path / "init"),
+    )
+    env.pop("LAKEHOUSE_METASTORE_CLASSPATH")  # the driver from `lakehouse jars`
+    assert metastore_init(env) == (
         f"Completed the metastore schema (Hive 2.3.0) in {other_url}: added 42 metastore and 11 "
         "lock tables.\n"
     )
@@ -104,18 +106,6 @@ def test_a_database_that_cannot_serve_the_metastore_is_one_line_naming_the_fix(
         "2.3.0. Use a metastore database of that version (a new database and `lakehouse "
         "metastore init`), not this one."
     )
-
-
-def init_metastore(tmp_path: Path, environment: dict[str, str]) -> str:
-    """`lakehouse metastore init` in a process of its own, as a user runs it: its output."""
-    env = step_env(**environment, LAKEHOUSE_HOME=str(tmp_path / "init"))
-    env.pop("LAKEHOUSE_METASTORE_CLASSPATH")  # the driver from `lakehouse jars`
-    lakehouse = Path(sys.executable).with_name("lakehouse")
-    done = subprocess.run(
-        [str(lakehouse), "metastore", "init"], env=env, capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return done.stdout
 
 
 def test_a_run_on_a_metastore_without_its_schema_stops_before_any_model(tmp_path, postgres):

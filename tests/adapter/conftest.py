@@ -49,13 +49,20 @@ def lakehouse_target(request: pytest.FixtureRequest, lakehouse_home: Path) -> di
 def own_artifacts() -> Iterator[None]:
     """Each class's project keeps its artifacts in its own folder, as dbt's harness expects;
     the pass's settings come back afterwards."""
-    saved = {name: os.environ.pop(name, None) for name in PASS_SETTINGS}
-    yield
-    for name, value in saved.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
+    with pytest.MonkeyPatch.context() as environment:
+        for name in PASS_SETTINGS:
+            environment.delenv(name, raising=False)
+        yield
+
+
+@pytest.fixture(scope="class", autouse=True)
+def fresh_adapter() -> None:
+    """No adapter left registered by the pass's earlier dbt invocations: dbt's `adapter`
+    fixture registers the class's own only when none is (after a `dbt debug`, the one left
+    holds a profile and no project, and the class's schema setup failed on it)."""
+    from dbt.adapters.factory import reset_adapters
+
+    reset_adapters()
 
 
 @pytest.fixture(scope="class")

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
 # A scheduler's task is a short-lived JVM: C1 only starts it with about a third less CPU than
 # C1 + C2 (measured on a two-step cold run: 31 vs 51 CPU seconds). Users set the same through
@@ -32,3 +35,18 @@ def free_ports() -> tuple[int, int]:
         first.bind(("127.0.0.1", 0))
         second.bind(("127.0.0.1", 0))
         return first.getsockname()[1], second.getsockname()[1]
+
+
+def metastore_init(env: dict[str, str], *options: str) -> str:
+    """`lakehouse metastore init` (the package's command) in a process of its own, as a user
+    runs it; its output, once it succeeded."""
+    lakehouse = Path(sys.executable).with_name("lakehouse")
+    done = subprocess.run(
+        [str(lakehouse), "metastore", "init", *options],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
