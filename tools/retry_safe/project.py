@@ -49,12 +49,15 @@ TARGETS = {
     "local": "delta",
     "local_iceberg": "iceberg",
     "cluster": "delta",
+    "cluster_iceberg": "iceberg",
     "server": "delta",
     "server_iceberg": "iceberg",
 }
-# per table format: the embedded target, and the target of a lakehouse server of that format
+# per table format: the embedded target, the target of a lakehouse server of that format, and
+# the target of a Spark cluster (SPARK_MASTER_URL)
 EMBEDDED_TARGETS = {"delta": "local", "iceberg": "local_iceberg"}
 SERVER_TARGETS = {"delta": "server", "iceberg": "server_iceberg"}
+CLUSTER_TARGETS = {"delta": "cluster", "iceberg": "cluster_iceberg"}
 
 
 def table_format(target: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -30,6 +31,12 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-mor", dest="mor", action="store_false")
     parser.add_argument("--no-cli", dest="cli", action="store_false")
     parser.add_argument("--label", default="default", help="raw file prefix; report groups by it")
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="on a Spark standalone master and worker started on this machine (the format's "
+        "cluster target); with LAKEHOUSE_METASTORE_URL set, on that shared metastore",
+    )
     parser.add_argument("--home", type=Path, default=HOME, help="warehouse + metastore folder")
     parser.add_argument("--out-dir", type=Path, default=OUT_DIR)
 
@@ -47,6 +54,7 @@ def settings(args: argparse.Namespace, table_format: str) -> Settings:
         mor=args.mor,
         cli=args.cli,
         label=args.label,
+        cluster=args.cluster,
     )
 
 
@@ -57,6 +65,8 @@ def raw_path(args: argparse.Namespace, table_format: str) -> Path:
 def cmd_run(args: argparse.Namespace) -> int:
     from retry_safe.bench.run import run
 
+    if args.cluster and not os.environ.get("SPARK_MASTER_URL"):
+        raise SystemExit("run --cluster needs SPARK_MASTER_URL (`all --cluster` starts a cluster)")
     run(settings(args, args.format), args.home.resolve(), raw_path(args, args.format))
     return 0
 
@@ -70,11 +80,33 @@ def run_flags(args: argparse.Namespace) -> list[str]:
         *("--contenders", ",".join(args.contenders), "--cases", ",".join(args.cases)),
         *("--home", str(args.home), "--out-dir", str(args.out_dir)),
     ]
-    return flags + ([] if args.mor else ["--no-mor"]) + ([] if args.cli else ["--no-cli"])
+    flags += [] if args.mor else ["--no-mor"]
+    flags += [] if args.cli else ["--no-cli"]
+    return flags + (["--cluster"] if args.cluster else [])
 
 
 def cmd_all(args: argparse.Namespace) -> int:
-    """Each format in a process of its own, its CLI comparison, then the report."""
+    """Each format in a process of its own, its CLI comparison, then the report; with --cluster
+    all of it on one standalone master and worker of this machine."""
+    if not args.cluster:
+        return run_all(args)
+    from retry_safe.cluster import standalone_cluster
+
+    if args.cli:
+        raise SystemExit("--cluster measures the runs in one process: add --no-cli")
+    if os.environ.get("LAKEHOUSE_METASTORE_URL") and len(args.formats) > 1:
+        raise SystemExit(
+            "--cluster on a shared metastore: one format per metastore database (both formats' "
+            "tables have the same names in the schema bench); run --formats delta and "
+            "--formats iceberg, each with LAKEHOUSE_METASTORE_URL naming a database of its own"
+        )
+    with standalone_cluster(args.home.resolve() / "spark") as url:
+        os.environ.update(SPARK_MASTER_URL=url, PYSPARK_PYTHON=sys.executable)
+        print(f"[bench] Spark standalone master at {url}")
+        return run_all(args)
+
+
+def run_all(args: argparse.Namespace) -> int:
     from retry_safe.bench import cli, report
 
     began = time.perf_counter()

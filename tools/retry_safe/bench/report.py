@@ -138,6 +138,8 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
         if label == "default":
             continue
         for fmt, raw in by_format.items():
+            if raw["settings"].get("cluster"):
+                continue
             for r in raw["records"]:
                 ref = base.get(fmt) and find(base[fmt], r["contender"], r["case"], r["storage"])
                 if not ref:
@@ -164,6 +166,52 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
         "| format | contender | case | default size: wall / engine s | larger: wall / engine s "
         "| ratio wall / engine | final rows |",
         "| --- | --- | --- | --- | --- | --- | --- |",
+        *lines,
+    ]
+
+
+def embedded_twin(runs: dict[str, dict[str, dict[str, Any]]], raw: dict[str, Any]) -> dict | None:
+    """The embedded run of the same format and table size as a cluster run."""
+    s = raw["settings"]
+    for by_format in runs.values():
+        other = by_format.get(s["table_format"])
+        if other and not other["settings"].get("cluster"):
+            o = other["settings"]
+            if (o["days"], o["rows_per_day"]) == (s["days"], s["rows_per_day"]):
+                return other
+    return None
+
+
+def on_cluster(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """Each cluster run's contenders against the same contenders embedded, same table size."""
+    lines = []
+    for by_format in runs.values():
+        for fmt, raw in by_format.items():
+            twin = raw["settings"].get("cluster") and embedded_twin(runs, raw)
+            for r in raw["records"] if twin else []:
+                ref = find(twin, r["contender"], r["case"], r["storage"])
+                if not ref:
+                    continue
+                m, e = r["metrics"], ref["metrics"]
+                lines.append(
+                    f"| {fmt} | {raw['settings']['days'] * raw['settings']['rows_per_day']:,} "
+                    f"| {LABELS[r['contender']]} | {r['case']} "
+                    f"| {ref['median_s']:.2f} / {ref['engine_median_s']:.2f} "
+                    f"| {r['median_s']:.2f} / {r['engine_median_s']:.2f} "
+                    f"| -{e['files_removed']} / +{e['files_added']} "
+                    f"| -{m['files_removed']} / +{m['files_added']} | {r['check']} |"
+                )
+    if not lines:
+        return []
+    return [
+        "The cluster target (`python -m retry_safe.bench all --cluster`): a Spark standalone "
+        "master and one worker (2 cores) on this machine, the driver in the benchmark's process; "
+        "the metastore is whatever LAKEHOUSE_METASTORE_URL names (PostgreSQL for the figures "
+        "below, see notes). Embedded: the same size's run on the local target.",
+        "",
+        "| format | rows | contender | case | embedded: wall / engine s | cluster: wall / engine s "
+        "| files removed / added, embedded | on the cluster | final rows |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *lines,
     ]
 
@@ -273,6 +321,9 @@ def write(out_dir: Path) -> str:
     scale = scaling(runs)
     if scale:
         lines += ["## Scaling the table", "", *scale, ""]
+    cluster = on_cluster(runs)
+    if cluster:
+        lines += ["## On a cluster", "", *cluster, ""]
     notes = out_dir / "notes.md"
     if notes.exists():
         lines += [notes.read_text().strip(), ""]

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from retry_safe.project import EMBEDDED_TARGETS
+from retry_safe.project import CLUSTER_TARGETS, EMBEDDED_TARGETS
 
 FORMATS = EMBEDDED_TARGETS  # table format -> the embedded dbt target
 CONTENDERS = ["idempotent_merge", "stock_merge", "reference_merge", "pyspark_job"]
@@ -57,10 +57,11 @@ class Settings:
     mor: bool = True
     cli: bool = True
     label: str = "default"
+    cluster: bool = False  # the format's cluster target (SPARK_MASTER_URL) instead of local
 
     @property
     def target(self) -> str:
-        return FORMATS[self.table_format]
+        return (CLUSTER_TARGETS if self.cluster else FORMATS)[self.table_format]
 
     @property
     def day(self) -> date:
