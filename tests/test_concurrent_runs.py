@@ -19,6 +19,8 @@ table the writers created and merged meanwhile: no restart, no refresh.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -59,6 +61,7 @@ CONFLICTS = {
     "delta": ("DELTA_CONCURRENT_", "ConcurrentAppendException", "ConcurrentDeleteReadException"),
     "iceberg": ("CommitFailedException", "ValidationException", "Found conflicting files"),
 }
+SOAK = bool(os.environ.get("SOAK_RUNS"))
 
 
 class Writer:
@@ -186,3 +189,81 @@ def meet(folder: Path, writer: Writer, cluster: Path, table_format: str) -> None
             "(extract(epoch from now()) * 1000)::bigint - 50000 as ms) as killed",
         )
     (folder / "test").touch()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SOAK, reason="make soak: a real kill, then a minute for the lock to expire")
+def test_a_writer_killed_holding_the_commit_lock_blocks_no_later_run(
+    tmp_path, target, table_format, postgres
+):
+    """The dead writer of `meet` above for real (Iceberg; Delta takes no metastore lock): a
+    seed process frozen as a table's new metadata file appears, stepped in 2 ms slices until
+    hive_locks holds its lock, and killed there. The lock stays behind; the next process's seed
+    commits once its session has expired it (no heartbeat for hive.txn.timeout, 60 s)."""
+    if table_format != "iceberg":
+        pytest.skip("Delta commits through its log: no metastore lock to leave behind")
+    home = tmp_path / "lakehouse"
+    env = step_env(**postgres[1], LAKEHOUSE_HOME=str(home))
+    env.update(LAKEHOUSE_SCHEMA="analytics", DBT_TARGET=target)
+    for name in ("LAKEHOUSE_METASTORE_CLASSPATH", "LAKEHOUSE_HIVE_LOCKS"):
+        env.pop(name, None)
+    metastore_init(env, "--format", table_format)
+    ready = tmp_path / "ready"
+    process = subprocess.Popen(
+        command([["barrier", str(ready), "1"], ["seed"]]),
+        cwd=PROJECT_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        while not ready.exists() or not any(ready.iterdir()):
+            assert process.poll() is None, "the writer ended before its session started"
+            time.sleep(0.05)
+        assert kill_holding_a_lock(process, home / "iceberg" / "warehouse", postgres[0])
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert locks(postgres[0]) >= 1  # the dead writer's lock, left behind
+
+    rerun = subprocess.run(
+        command([["seed"]], keep_going=True),
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    steps = [json.loads(x[5:]) for x in rerun.stdout.splitlines() if x.startswith("STEP ")]
+    assert steps == [{"step": ["seed"], "ok": True}], rerun.stdout[-3000:] + rerun.stderr[-3000:]
+    assert locks(postgres[0]) == 0
+
+
+def locks(cluster: Path) -> int:
+    return int(psql(cluster, "metastore", "select count(*) from lakehouse.hive_locks"))
+
+
+def kill_holding_a_lock(process: subprocess.Popen, warehouse: Path, cluster: Path) -> bool:
+    """SIGKILL the process group while it holds a Hive lock; False if it ended first."""
+
+    def metadata() -> set[Path]:
+        return set(warehouse.glob("*/*/metadata/*.metadata.json"))
+
+    known = metadata()
+    while process.poll() is None:
+        if metadata() - known:
+            os.killpg(process.pid, signal.SIGSTOP)
+            for _ in range(50):
+                if locks(cluster):
+                    os.killpg(process.pid, signal.SIGKILL)
+                    return True
+                os.killpg(process.pid, signal.SIGCONT)
+                time.sleep(0.002)
+                os.killpg(process.pid, signal.SIGSTOP)
+            os.killpg(process.pid, signal.SIGCONT)
+            known = metadata()
+        time.sleep(0.002)
+    return False
