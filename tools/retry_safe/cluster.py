@@ -113,12 +113,13 @@ def standalone_cluster(workdir: Path, worker_memory: str = "3g") -> Iterator[str
 
 
 def run_on_cluster(
-    url: str, lakehouse_home: Path, module_args: list[str]
+    url: str, lakehouse_home: Path, module_args: list[str], target: str = "cluster"
 ) -> subprocess.CompletedProcess:
-    """Run `python -m retry_safe.<module_args>` with the cluster target in a fresh process."""
+    """Run `python -m retry_safe.<module_args>` with a cluster target (`cluster`: Delta,
+    `cluster_iceberg`) in a fresh process."""
     env = {
         **os.environ,
-        "DBT_TARGET": "cluster",
+        "DBT_TARGET": target,
         "SPARK_MASTER_URL": url,
         "LAKEHOUSE_HOME": str(lakehouse_home),
         "PYSPARK_PYTHON": sys.executable,
@@ -149,6 +150,8 @@ def cart_rows_json() -> int:
     ):
         frame = spark.sql(f"select * from analytics.{table} order by event_date, product_id")
         result[table] = [[str(value) for value in row] for row in frame.collect()]
+        detail = spark.sql(f"describe table extended analytics.{table}").collect()
+        result[f"{table} provider"] = next(r.data_type for r in detail if r.col_name == "Provider")
     print("CART_ROWS " + json.dumps(result))
     return 0
 
