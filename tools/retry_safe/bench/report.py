@@ -188,7 +188,9 @@ def on_cluster(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     for by_format in runs.values():
         for fmt, raw in by_format.items():
             twin = raw["settings"].get("cluster") and embedded_twin(runs, raw)
-            for r in raw["records"] if twin else []:
+            if not twin:
+                continue
+            for r in raw["records"]:
                 ref = find(twin, r["contender"], r["case"], r["storage"])
                 if not ref:
                     continue
