@@ -31,11 +31,12 @@ def write_project(
     models: dict[str, str],
     macros: dict[str, str] | None = None,
     seeds: dict[str, str] | None = None,
+    project: str = "",
 ) -> Path:
     """Create a project under root with the given models, extra macros and seeds (CSV files and
-    their yml), each as file name -> text."""
+    their yml), each as file name -> text; project: more dbt_project.yml keys (e.g. on-run-end)."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / "dbt_project.yml").write_text(DBT_PROJECT)
+    (root / "dbt_project.yml").write_text(DBT_PROJECT + project)
     for folder, files in (("models", models), ("macros", macros or {}), ("seeds", seeds or {})):
         (root / folder).mkdir(exist_ok=True)
         for name, code in files.items():

@@ -9,13 +9,18 @@ from typing import Any
 
 def commits(spark: Any, relation: str, table_format: str) -> list[dict[str, Any]]:
     """The table's commits, oldest first, the same way on both formats (as the adapter's macro
-    lakehouse_commit_history reads them): each {version (Delta version or Iceberg snapshot id,
+    lakehouse_commit_history reads them; on Iceberg main's ancestry): each {version (Delta version or Iceberg snapshot id,
     as text), operation, ledger (the interval ledger entry, or None), files_added,
     files_removed}."""
     found = []
     if table_format == "iceberg":
-        query = f"select snapshot_id, operation, summary from {relation}.snapshots"
-        for row in spark.sql(query + " order by committed_at, snapshot_id").collect():
+        # main's ancestry: a write-audit-publish branch's commits count once fast-forwarded
+        query = (
+            f"select s.snapshot_id, s.operation, s.summary from {relation}.snapshots as s"
+            f" join {relation}.history as h on h.snapshot_id = s.snapshot_id"
+            " where h.is_current_ancestor order by h.made_current_at, s.snapshot_id"
+        )
+        for row in spark.sql(query).collect():
             summary = row["summary"] or {}
             found.append(
                 {

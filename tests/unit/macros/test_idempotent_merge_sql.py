@@ -849,3 +849,49 @@ def test_skip_unchanged_false_updates_every_matched_key():
             values (source.id, source.name)
         """
     )
+
+
+def test_a_delta_audit_stage_is_the_merge_as_a_query_over_the_pinned_table():
+    """Write-audit-publish on Delta: the staged state the model's tests read is the table at the
+    version the change set was computed from, with the MERGE's own clauses applied: updates
+    under the same version guard, delete markers left out (delete_missing_in_interval), the
+    inserts the WHEN NOT MATCHED clause would add."""
+    macros = Macros(
+        {
+            "unique_key": "id",
+            "version_column": "version",
+            "delete_missing_in_interval": True,
+            "interval_column": "batch_date",
+        }
+    )
+    bounds = interval("2026-11-01", "2026-11-02")
+    cfg = macros.idempotent_merge_config(
+        VERSIONED_COLUMNS + ["batch_date"], {**BALANCE_TYPES, "batch_date": "date"}, bounds
+    )
+    staged = macros.idempotent_merge_staged_sql(cfg, CHANGES, TABLE + " version as of 7")
+    assert normalize(staged) == normalize("""
+select
+    target.id,
+    case when source.dbt_im_op = 'update' and source.version > target.version
+        then source.name else target.name end as name,
+    case when source.dbt_im_op = 'update' and source.version > target.version
+        then source.balance else target.balance end as balance,
+    case when source.dbt_im_op = 'update' and source.version > target.version
+        then source.version else target.version end as version,
+    case when source.dbt_im_op = 'update' and source.version > target.version
+        then source.is_deleted else target.is_deleted end as is_deleted,
+    case when source.dbt_im_op = 'update' and source.version > target.version
+        then source.batch_date else target.batch_date end as batch_date
+from analytics.m version as of 7 as target
+left join m__dbt_changes as source
+    on target.id <=> source.id
+where not coalesce(source.dbt_im_op = 'delete', false)
+union all
+select
+    source.id as id, source.name as name, source.balance as balance,
+    source.version as version, source.is_deleted as is_deleted, source.batch_date as batch_date
+from m__dbt_changes as source
+left anti join analytics.m version as of 7 as target
+    on target.id <=> source.id
+where source.dbt_im_op = 'insert'
+""")

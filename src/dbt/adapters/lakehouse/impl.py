@@ -8,19 +8,21 @@ from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.base import BaseRelation, PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
-from dbt.adapters.lakehouse import determinism, identifiers, ledger, listing, show
+from dbt.adapters.lakehouse import audit, determinism, identifiers, ledger, listing, show
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_run_interval
 from dbt.adapters.lakehouse.python_submissions import SessionPythonJobHelper
-from dbt.adapters.lakehouse.relations import with_iceberg_detected
+from dbt.adapters.lakehouse.relations import LakehouseRelation, with_iceberg_detected
 from dbt.adapters.lakehouse.session_settings import session_settings
 from dbt.adapters.spark import SparkAdapter
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import LIST_RELATIONS_MACRO_NAME
+from dbt.artifacts.schemas.results import RunStatus
 
 
 class LakehouseAdapter(SparkAdapter):
     ConnectionManager = LakehouseConnectionManager  # type: ignore[assignment]
+    Relation = LakehouseRelation  # type: ignore[assignment]
 
     def __init__(self, config: Any, mp_context: Any) -> None:
         super().__init__(config, mp_context)
@@ -108,6 +110,35 @@ class LakehouseAdapter(SparkAdapter):
         time order, 'lines': the same as text}; macro lakehouse_intervals."""
         pieces = ledger.listing(model_id, [(str(v), m) for v, m in commits], begin)
         return {"intervals": pieces, "lines": ledger.lines(relation, pieces, version_label)}
+
+    @available
+    def stage_audited(self, relation: BaseRelation, details: dict) -> str:
+        """Record the model's relation as staged for audit in this invocation (audit.py):
+        until it is published or discarded, it renders as details['staged']. Returns ''."""
+        audit.stage(str(relation.schema), str(relation.identifier), details)
+        return ""
+
+    @available
+    def audited_stages(self) -> list:
+        """The stages of this invocation, in staging order (lakehouse_publish_audited)."""
+        return audit.stages()
+
+    @available
+    def mark_unpublished(self, result: Any, message: str) -> str:
+        """A result of a staged model that was not published, or of a test that passed on
+        its staged change, becomes an error with the message: dbt's summary,
+        run_results.json and the exit status say so, and `dbt retry` runs the model and every
+        one of its tests again (a test that passed judged rows that were never published).
+        Returns ''."""
+        result.status = RunStatus.Error
+        result.message = message
+        return ""
+
+    @available
+    def end_audited(self, schema: str, identifier: str) -> str:
+        """Forget a stage once published or discarded. Returns ''."""
+        audit.end(schema, identifier)
+        return ""
 
     def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:
         return AdapterResponse(_message="OK", rows_affected=None)

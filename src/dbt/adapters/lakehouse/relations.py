@@ -21,6 +21,8 @@ import dataclasses
 import re
 
 from dbt.adapters.base import BaseRelation
+from dbt.adapters.lakehouse import audit
+from dbt.adapters.spark.relation import SparkRelation
 
 ICEBERG_TABLE_PROPERTY = re.compile(
     r"^Table Properties: \[(?:.*, )?table_type=ICEBERG[,\]]", re.MULTILINE | re.IGNORECASE
@@ -38,3 +40,14 @@ def with_iceberg_detected(relation: BaseRelation) -> BaseRelation:
     if getattr(relation, "is_iceberg", False) or not is_iceberg_table(information):
         return relation
     return dataclasses.replace(relation, is_iceberg=True)
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class LakehouseRelation(SparkRelation):
+    """dbt-spark's relation, rendered as its staged name while a write-audit-publish stage of
+    this invocation holds it (audit.py): the model's tests and downstream models then read the
+    staged state through any `ref()` or `{{ model }}`, and never the published table."""
+
+    def render(self) -> str:
+        staged = audit.staged_name(self.schema, self.identifier)
+        return staged if staged is not None else super().render()

@@ -15,11 +15,12 @@
         table, every config checked against the table's columns (one error listing every
         problem). Returns {'bounds', 'table' (its columns, or none), 'cfg' (or none until the
         model's columns are known, on a first load), 'rebuild' (--full-refresh or a view: the
-        CREATE may replace)}; idempotent_merge_run takes it from there.
+        CREATE may replace), 'audit' (idempotent_merge_audit_plan: publish now, or stage for
+        audit)}; idempotent_merge_run takes it from there.
     -#}
     {%- set microbatch = config.get('incremental_strategy') == 'microbatch' -%}
     {%- set bounds = interval_bounds() if interval_given() or microbatch or config.get('interval_column') else none -%}
-    {%- set plan = {'bounds': bounds, 'table': none, 'cfg': none, 'rebuild': rebuild} -%}
+    {%- set plan = {'bounds': bounds, 'table': none, 'cfg': none, 'rebuild': rebuild, 'audit': idempotent_merge_audit_plan(rebuild)} -%}
     {%- if existing is not none and rebuild -%}
         {%- do idempotent_merge_full_refresh_check(existing, bounds) -%}
     {%- elif existing is not none -%}
@@ -40,6 +41,92 @@
             'table': table,
             'cfg': idempotent_merge_config(model_columns, table.types, bounds, problems),
         }) -%}
+    {%- endif -%}
+    {{ return(plan) }}
+{% endmacro %}
+
+{% macro idempotent_merge_audit_plan(rebuild) %}
+    {#-
+        Write-audit-publish (config publish: 'direct', the default, or 'audited'), settled
+        before anything is written. Under 'audited', `dbt build` stages the model's change
+        where readers of the published table cannot see it, and lakehouse_publish_audited
+        (on-run-end) publishes it once every data test on the model passed. Returns
+        {'audited': publish is 'audited', 'staged': true/false, 'why': why the model publishes directly (logged), 'branch': the
+        Iceberg branch name of this invocation}. The model publishes directly (as without the
+        config) when no test of it runs in this invocation: `dbt run`, or a `dbt build` whose
+        selection leaves its tests out; a first load is staged in a table of its own and a
+        --full-refresh publishes directly (it replaces the whole table, an operator's action).
+        Refused, with the fix: an unknown value, an audited model without data tests (nothing
+        would audit it), a build that selects only some of its tests, a microbatch model (dbt tests it once after all its batches, each
+        its own commit), and a staged build whose project does not call
+        lakehouse_publish_audited in on-run-end (nothing would publish it).
+    -#}
+    {%- set publish = config.get('publish') or 'direct' -%}
+    {%- set plan = {'audited': publish == 'audited', 'staged': false, 'why': none, 'branch': 'dbt_audit_' ~ (invocation_id | replace('-', '_'))} -%}
+    {%- set problems = [] -%}
+    {%- if publish not in ['direct', 'audited'] -%}
+        {%- set problem -%}
+            publish is {{ publish | tojson }}, which is not a known value. Use 'audited' (dbt
+            build publishes the model's change only after its data tests pass) or 'direct'
+            (the default: the change is committed when the model runs).
+        {%- endset -%}
+        {%- do problems.append(problem) -%}
+    {%- endif -%}
+    {%- set tests = [] -%}
+    {%- set test_names = {} -%}
+    {%- for node in graph.nodes.values() if node.resource_type == 'test' and (node.attached_node == model.unique_id or model.unique_id in node.depends_on.nodes) -%}
+        {%- do tests.append(node.unique_id) -%}
+        {%- do test_names.update({node.unique_id: node.name}) -%}
+    {%- endfor -%}
+    {%- if publish == 'audited' and not tests -%}
+        {%- set problem -%}
+            publish is 'audited' but the model has no data tests, so nothing would audit its
+            change before it is published. Declare data_tests on the model or its columns in
+            its yml, or set publish: 'direct'.
+        {%- endset -%}
+        {%- do problems.append(problem) -%}
+    {%- endif -%}
+    {%- if publish == 'audited' and config.get('incremental_strategy') == 'microbatch' -%}
+        {%- set problem -%}
+            publish is 'audited' on a microbatch model. dbt runs its data tests once, after
+            every batch has committed, so no batch could wait for them. Set publish: 'direct'
+            (each batch is then one atomic commit, as before), or use idempotent_merge with
+            the interval flags to audit one interval per build.
+        {%- endset -%}
+        {%- do problems.append(problem) -%}
+    {%- endif -%}
+    {%- do idempotent_merge_raise('nothing was written, because', problems) -%}
+    {%- if publish != 'audited' -%}
+        {{ return(plan) }}
+    {%- endif -%}
+    {%- set selected = tests | select('in', selected_resources) | list -%}
+    {%- if flags.WHICH == 'build' and selected and selected | length < tests | length -%}
+        {%- set problem -%}
+            publish is 'audited', and this build selects only some of the model's data tests
+            (left out: {% for t in tests | reject('in', selected) %}{{ test_names[t] }}{{ ', ' if not loop.last }}{% endfor %}): its change
+            would be published without them. Select the model with all its tests (dbt build
+            --select {{ model.name }}), or set publish: 'direct'.
+        {%- endset -%}
+        {%- do idempotent_merge_raise('nothing was written, because', [problem]) -%}
+    {%- endif -%}
+    {%- if flags.WHICH != 'build' or not selected -%}
+        {%- do plan.update({'why': 'no data test of it runs in this ' ~ flags.WHICH}) -%}
+    {%- elif rebuild -%}
+        {%- do plan.update({'why': '--full-refresh replaces the whole table'}) -%}
+    {%- else -%}
+        {%- set hooks = [] -%}
+        {%- for node in graph.nodes.values() if node.resource_type == 'operation' and 'lakehouse_publish_audited' in (node.raw_code or '') -%}
+            {%- do hooks.append(node.unique_id) -%}
+        {%- endfor -%}
+        {%- if not hooks -%}
+            {%- set problem -%}
+                publish is 'audited', but the project's on-run-end does not call
+                lakehouse_publish_audited, so nothing would publish the change once its tests
+                pass. Add to dbt_project.yml: on-run-end: ["{{ '{{' }} lakehouse_publish_audited(results) {{ '}}' }}"]
+            {%- endset -%}
+            {%- do idempotent_merge_raise('nothing was written, because', [problem]) -%}
+        {%- endif -%}
+        {%- do plan.update({'staged': true}) -%}
     {%- endif -%}
     {{ return(plan) }}
 {% endmacro %}

@@ -324,13 +324,80 @@
         set computed from an older snapshot can never overwrite a newer row: a strictly newer
         version_column, or, for batch_column, a row still holding exactly the applied batches
         the change was folded from (whose values are then final: no expression is applied
-        here). Every clause is keyed on dbt_im_op.
+        here). Every clause is keyed on dbt_im_op (idempotent_merge_clauses).
         A WHEN MATCHED clause is always present: a MERGE with only WHEN NOT MATCHED can let two
         concurrent Iceberg writers both insert (apache/iceberg issue 12653). A model with no
         column to update (only key columns, or all excluded) gets no update clause; its
         matched clause is then the delete, which only fires on delete markers.
     -#}
-    {%- set scope = cfg.scope -%}
+    {%- set m = idempotent_merge_clauses(cfg) -%}
+    merge into {{ target }} as target
+    using {{ changes }} as source
+        on {{ m.on }}
+    {%- if m.delete %}
+    when matched and source.dbt_im_op = 'delete' then delete
+    {%- endif %}
+    {%- if m.update_columns %}
+    when matched and {{ m.update_when }} then update set
+        {%- for c in m.update_columns %}
+        target.{{ adapter.quote_column(c) }} = {{ m.update_values[c] }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    {%- endif %}
+    when not matched and source.dbt_im_op = 'insert' then insert (
+        {{ idempotent_merge_names(m.insert_columns) | join(',\n        ') }}
+    ) values (
+        {%- for c in m.insert_columns %}
+        {{ m.insert_values[c] }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    )
+{% endmacro %}
+
+{% macro idempotent_merge_staged_sql(cfg, changes, target) %}
+    {#-
+        The table as the MERGE of idempotent_merge_sql would leave it, as a query: what a
+        write-audit-publish stage on Delta (no branches) shows the model's tests and downstream
+        models before the MERGE is published. target is the published table pinned to the
+        version the change set was computed from. Rendered from the same clauses as the MERGE
+        (idempotent_merge_clauses): the target's rows, each updated where the MERGE's update
+        clause fires and left out where its delete fires, then the inserts the MERGE's WHEN NOT
+        MATCHED clause would add.
+    -#}
+    {%- set m = idempotent_merge_clauses(cfg) -%}
+    select
+        {%- for c in m.insert_columns %}
+        {%- set qc = adapter.quote_column(c) %}
+        {%- if c in m.update_columns %}
+        case when {{ m.update_when }} then {{ m.update_values[c] }} else target.{{ qc }} end as {{ qc }}{{ ',' if not loop.last }}
+        {%- else %}
+        target.{{ qc }}{{ ',' if not loop.last }}
+        {%- endif %}
+        {%- endfor %}
+    from {{ target }} as target
+    left join {{ changes }} as source
+        on {{ m.on }}
+    {%- if m.delete %}
+    where not coalesce(source.dbt_im_op = 'delete', false)
+    {%- endif %}
+    union all
+    select
+        {%- for c in m.insert_columns %}
+        {{ m.insert_values[c] }} as {{ adapter.quote_column(c) }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from {{ changes }} as source
+    left anti join {{ target }} as target
+        on {{ m.on }}
+    where source.dbt_im_op = 'insert'
+{% endmacro %}
+
+{% macro idempotent_merge_clauses(cfg) %}
+    {#-
+        What the MERGE does, once, for both its renderers (idempotent_merge_sql, the MERGE;
+        idempotent_merge_staged_sql, the same change as a query): {'on': the key match plus the
+        target-side scope, 'delete': whether a matched delete marker deletes, 'update_columns',
+        'update_when': the update clause's condition (the guard), 'update_values' and
+        'insert_values': column -> expression (target. and source. as in the MERGE),
+        'insert_columns'}.
+    -#}
     {%- set batch_mode = cfg.batch_column is not none -%}
     {%- if batch_mode -%}
         {#- the fold computed the whole row (a late older batch can change any non-key column) -#}
@@ -343,33 +410,33 @@
         {%- set update_columns = cfg.update_columns | list -%}
     {%- endif -%}
     {%- set insert_columns = cfg.columns + ([cfg.applied_column] if batch_mode else []) -%}
-    merge into {{ target }} as target
-    using {{ changes }} as source
-        on {{ idempotent_merge_key_match(cfg.unique_key, 'target', 'source') }}
-        {%- for p in scope %}
-        and {{ p }}
-        {%- endfor %}
-    {%- if cfg.delete_missing or not update_columns %}
-    when matched and source.dbt_im_op = 'delete' then delete
-    {%- endif %}
-    {%- if update_columns %}
-    when matched and source.dbt_im_op = 'update'
-        {%- if batch_mode %} and target.{{ adapter.quote_column(cfg.applied_column) }} <=> source.dbt_im_applied_before
-        {%- elif cfg.version_column %} and source.{{ adapter.quote_column(cfg.version_column) }} > target.{{ adapter.quote_column(cfg.version_column) }}
-        {%- endif %} then update set
-        {%- for c in update_columns %}
-        {%- set qc = adapter.quote_column(c) %}
-        target.{{ qc }} = {{ 'source.' ~ qc if batch_mode else cfg.update_expressions.get(c, 'source.' ~ qc) }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    {%- endif %}
-    when not matched and source.dbt_im_op = 'insert' then insert (
-        {{ idempotent_merge_names(insert_columns) | join(',\n        ') }}
-    ) values (
-        {%- for c in insert_columns %}
-        {%- set qc = adapter.quote_column(c) %}
-        {{ 'source.' ~ qc if batch_mode else cfg.insert_expressions.get(c, 'source.' ~ qc) }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    )
+    {%- set on = [idempotent_merge_key_match(cfg.unique_key, 'target', 'source')] + (cfg.scope | list) -%}
+    {%- set update_when = ["source.dbt_im_op = 'update'"] -%}
+    {%- if batch_mode -%}
+        {%- do update_when.append('target.' ~ adapter.quote_column(cfg.applied_column) ~ ' <=> source.dbt_im_applied_before') -%}
+    {%- elif cfg.version_column -%}
+        {%- set v = adapter.quote_column(cfg.version_column) -%}
+        {%- do update_when.append('source.' ~ v ~ ' > target.' ~ v) -%}
+    {%- endif -%}
+    {%- set update_values = {} -%}
+    {%- for c in update_columns -%}
+        {%- set qc = adapter.quote_column(c) -%}
+        {%- do update_values.update({c: 'source.' ~ qc if batch_mode else cfg.update_expressions.get(c, 'source.' ~ qc)}) -%}
+    {%- endfor -%}
+    {%- set insert_values = {} -%}
+    {%- for c in insert_columns -%}
+        {%- set qc = adapter.quote_column(c) -%}
+        {%- do insert_values.update({c: 'source.' ~ qc if batch_mode else cfg.insert_expressions.get(c, 'source.' ~ qc)}) -%}
+    {%- endfor -%}
+    {{ return({
+        'on': on | join('\n        and '),
+        'delete': cfg.delete_missing or not update_columns,
+        'update_columns': update_columns,
+        'update_when': update_when | join(' and '),
+        'update_values': update_values,
+        'insert_values': insert_values,
+        'insert_columns': insert_columns,
+    }) }}
 {% endmacro %}
 
 {% macro idempotent_merge_initial_sql(cfg, source) %}

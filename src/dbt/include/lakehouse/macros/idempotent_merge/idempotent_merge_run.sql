@@ -58,6 +58,11 @@
         {%- set cfg = idempotent_merge_config(model_columns.names, column_types, plan.bounds, staging=source) -%}
     {%- endif -%}
     {%- set source_stats = idempotent_merge_check_source(cfg, source, existing) -%}
+    {%- set audit = plan.audit -%}
+    {%- set stage = none -%}
+    {%- if audit.audited -%}
+        {%- do idempotent_merge_audit_leftovers(target, existing, file_format) -%}
+    {%- endif -%}
     {%- set batch_mode = cfg.batch_column is not none -%}
 
     {%- if existing is none -%}
@@ -74,24 +79,47 @@
         {%- if not plan.rebuild -%}
             {%- do idempotent_merge_assert_absent(target, source) -%}
         {%- endif -%}
+        {%- set created = target -%}
+        {%- if audit.staged -%}
+            {#- write-audit-publish: a first load is created beside the table, renamed to it once audited -#}
+            {%- set created = idempotent_merge_audit_table(target) -%}
+            {%- set stage = {'kind': 'table', 'staged': created | string} -%}
+        {%- endif -%}
         {%- do lakehouse_commit_metadata(cfg, file_format, 'create') -%}
         {%- call statement('idempotent_merge_create') -%}
-            {{ idempotent_merge_create_sql(target, initial_sql, plan.rebuild) }}
+            {{ idempotent_merge_create_sql(created, initial_sql, plan.rebuild) }}
         {%- endcall -%}
         {%- do lakehouse_commit_metadata_reset(file_format) -%}
         {%- set planned = {'insert': source_stats.source_keys, 'applied': source_stats.source_units} -%}
     {%- else -%}
         {#- a temporary view: the table's name (in backticks when it needs them) and a suffix -#}
         {%- set changes = adapter.quote_column(target.identifier ~ '__dbt_changes') -%}
+        {#- what the change set is computed from and what the MERGE writes: the table, or a stage of it -#}
+        {%- set base = target -%}
+        {%- set into = target -%}
+        {%- if audit.staged and file_format == 'iceberg' -%}
+            {#- a branch at main's snapshot: the change set reads it, the MERGE commits to it -#}
+            {%- set main = run_query('select cast(snapshot_id as string) as id from ' ~ target ~ ".refs where name = 'main'").rows[0]['id'] -%}
+            {%- do run_query('alter table ' ~ target ~ ' create branch ' ~ audit.branch ~ ' as of version ' ~ main) -%}
+            {%- set base = target ~ '.branch_' ~ audit.branch -%}
+            {%- set into = base -%}
+            {%- set stage = {'kind': 'branch', 'staged': base, 'branch': audit.branch, 'base': main} -%}
+        {%- elif audit.staged -%}
+            {#- Delta: nothing is written until published; the change set reads the table pinned at its version -#}
+            {%- set version = lakehouse_commit_history(target, file_format, newest_only=true)[0].version -%}
+            {%- set base = target ~ ' version as of ' ~ version -%}
+            {%- set into = none -%}
+            {%- set stage = {'kind': 'merge', 'staged': adapter.quote_column(target.identifier ~ '__dbt_audit'), 'base': version, 'changes': changes} -%}
+        {%- endif -%}
         {#- a model allowed to be non-deterministic may return other rows on the next read: keep the newest-row window -#}
         {%- set one_row_per_key = source_stats.source_rows == source_stats.source_keys and not cfg.allow_nondeterministic -%}
         {#- computed once, here, into a cached view: the count and the MERGE (which may read its source twice) use these rows -#}
         {%- call statement('idempotent_merge_changes') -%}
             cache table {{ changes }} as
             {% if batch_mode -%}
-            {{ idempotent_merge_batches_sql(cfg, source, target) }}
+            {{ idempotent_merge_batches_sql(cfg, source, base) }}
             {%- else -%}
-            {{ idempotent_merge_changes_sql(cfg, source, target, one_row_per_key) }}
+            {{ idempotent_merge_changes_sql(cfg, source, base, one_row_per_key) }}
             {%- endif %}
         {%- endcall -%}
         {%- set count_sql -%}
@@ -108,24 +136,72 @@
             {%- do planned.update({row['dbt_im_op']: row['n']}) -%}
             {%- if row['dbt_im_op'] != 'delete' -%}{%- do applied_units.append(row['units']) -%}{%- endif -%}
         {%- endfor -%}
-        {%- if planned -%}
+        {%- if planned and into is none -%}
+            {#- Delta stage: the table as the MERGE would leave it, and the MERGE kept for the publish -#}
+            {%- call statement('idempotent_merge_stage') -%}
+                create or replace temporary view {{ stage.staged }} as
+                {{ idempotent_merge_staged_sql(cfg, changes, base) }}
+            {%- endcall -%}
+            {%- do stage.update({'merge_sql': idempotent_merge_sql(cfg, changes, target), 'ledger': lakehouse_commit_entry(cfg, 'merge')}) -%}
+            {%- do planned.update({'applied': applied_units | sum}) -%}
+        {%- elif planned -%}
             {%- do lakehouse_commit_metadata(cfg, file_format, 'merge') -%}
             {%- call statement('idempotent_merge') -%}
-                {{ idempotent_merge_sql(cfg, changes, target) }}
+                {{ idempotent_merge_sql(cfg, changes, into) }}
             {%- endcall -%}
             {%- do lakehouse_commit_metadata_reset(file_format) -%}
             {%- if batch_mode -%}
-                {%- do idempotent_merge_verify_batches(cfg, changes, target) -%}
+                {%- do idempotent_merge_verify_batches(cfg, changes, into) -%}
             {%- endif -%}
             {%- do planned.update({'applied': applied_units | sum}) -%}
         {%- endif -%}
-        {%- do run_query('drop view if exists ' ~ changes) -%}
+        {%- if not (planned and into is none) -%}
+            {%- do run_query('drop view if exists ' ~ changes) -%}
+        {%- endif -%}
+        {%- if stage and not planned -%}
+            {#- nothing changes: nothing to audit or publish -#}
+            {%- if stage.kind == 'branch' -%}
+                {%- do run_query('alter table ' ~ target ~ ' drop branch ' ~ stage.branch) -%}
+            {%- endif -%}
+            {%- set stage = none -%}
+        {%- endif -%}
         {%- set planned = planned or none -%}
     {%- endif -%}
-    {{ return(idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered)) }}
+    {%- set outcome = idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered, stage, audit.why) -%}
+    {%- if stage -%}
+        {%- do stage.update({
+            'model': model.unique_id, 'schema': target.schema, 'identifier': target.identifier,
+            'published': target | string, 'format': file_format,
+            'depends_on': model.depends_on.nodes | list, 'message': outcome.message,
+        }) -%}
+    {%- endif -%}
+    {%- do outcome.update({'stage': stage}) -%}
+    {{ return(outcome) }}
 {% endmacro %}
 
-{% macro idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered=none) %}
+{% macro idempotent_merge_audit_table(target) %}
+    {#- A first load's write-audit-publish stage: <model>__dbt_audit beside the table (a leftover of a killed or failed build dropped first). -#}
+    {%- set staged = target.incorporate(path={'identifier': target.identifier ~ '__dbt_audit'}) -%}
+    {%- do run_query('drop table if exists ' ~ staged) -%}
+    {{ return(staged) }}
+{% endmacro %}
+
+{% macro idempotent_merge_audit_leftovers(target, existing, file_format) %}
+    {#-
+        What a killed or failed audited build left behind, dropped at the model's next run
+        (readers of the published table never saw it): a first load's <model>__dbt_audit
+        table, and the table's dbt_audit_* branches (Iceberg). A Delta stage is temporary
+        views only, which end with their session.
+    -#}
+    {%- do run_query('drop table if exists ' ~ target.incorporate(path={'identifier': target.identifier ~ '__dbt_audit'})) -%}
+    {%- if existing is not none and file_format == 'iceberg' -%}
+        {%- for row in run_query('select name from ' ~ target ~ ".refs where type = 'BRANCH'").rows if row['name'].startswith('dbt_audit_') -%}
+            {%- do run_query('alter table ' ~ target ~ ' drop branch ' ~ row['name']) -%}
+        {%- endfor -%}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered=none, stage=none, direct_why=none) %}
     {#-
         Log one line for the model: rows inserted, updated and deleted as the table format
         recorded them (the newest commit, lakehouse_commit_history: Delta's operationMetrics,
@@ -139,8 +215,16 @@
         Returns the figures as a dict, with a short message for dbt's result line.
     -#}
     {%- set stats = {'inserted': 0, 'updated': 0, 'deleted': 0, 'files_added': 0, 'files_removed': 0, 'version': 'unchanged'} -%}
-    {%- if planned is not none -%}
-        {%- set commit = lakehouse_commit_history(target, file_format, newest_only=true)[0] -%}
+    {%- if planned is not none and stage and stage.kind == 'merge' -%}
+        {#- a Delta stage commits nothing until published: the change set's figures -#}
+        {%- do stats.update({
+            'inserted': planned.get('insert', 0),
+            'updated': planned.get('update', 0),
+            'deleted': planned.get('delete', 0),
+            'version': 'version ' ~ stage.base ~ ' (the change is staged, not committed)',
+        }) -%}
+    {%- elif planned is not none -%}
+        {%- set commit = lakehouse_commit_history(stage.staged if stage and stage.kind == 'table' else target, file_format, newest_only=true, ref=stage.branch if stage and stage.kind == 'branch' else 'main')[0] -%}
         {%- set m = commit.metrics -%}
         {%- if file_format == 'iceberg' -%}
             {#- Iceberg's summary counts an updated row as a deleted and an added record (plus the untouched rows a copy-on-write rewrite carries), so the row figures come from the change set -#}
@@ -182,6 +266,8 @@
         {{ stats.reduced }} older duplicates reduced;
         {{ file_format }} {{ stats.version }} (data files +{{ stats.files_added }} -{{ stats.files_removed }})
         {%- for change in schema_change %}; {{ change }}{% endfor %}
+        {%- if stage %}; staged for audit in {{ stage.staged }}, published once its data tests pass
+        {%- elif direct_why %}; published directly: {{ direct_why }}{% endif %}
     {%- endset -%}
     {{ log(line.split() | join(' '), info=True) }}
     {%- if planned is not none -%}
@@ -190,6 +276,9 @@
         {%- set message = (['no rows changed'] + schema_change) | join('; ') -%}
     {%- else -%}
         {%- set message = 'no change, nothing committed' -%}
+    {%- endif -%}
+    {%- if stage -%}
+        {%- set message = message ~ ' (staged for audit)' -%}
     {%- endif -%}
     {%- do stats.update({'message': message}) -%}
     {{ return(stats) }}

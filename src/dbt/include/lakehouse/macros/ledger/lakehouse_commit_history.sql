@@ -1,21 +1,25 @@
-{% macro lakehouse_commit_history(relation, file_format, newest_only=false) %}
+{% macro lakehouse_commit_history(relation, file_format, newest_only=false, ref='main') %}
     {#-
         A table's commits, oldest first (or only the newest), the same way on both formats:
         [{'version': the Delta version or Iceberg snapshot id (text), 'label': 'version' or
         'snapshot', 'ledger': the interval ledger entry (text, or none), 'files_added',
         'files_removed': data files, 'metrics': Delta's operationMetrics (a dict; empty on
         Iceberg, whose row counts are not comparable)}], read from DESCRIBE HISTORY (Delta) or
-        the <table>.snapshots metadata table (Iceberg).
+        the <table>.snapshots metadata table (Iceberg): only main's ancestry (a write-audit-publish
+        branch's commits count once fast-forwarded), or with newest_only the commit the branch
+        ref (default main) points at.
     -#}
     {%- set commits = [] -%}
     {%- if file_format == 'iceberg' -%}
         {%- set rows = run_query(
-            "select cast(snapshot_id as string) as version,"
-            ~ " summary['lakehouse.ledger'] as ledger,"
-            ~ " coalesce(summary['added-data-files'], '0') as files_added,"
-            ~ " coalesce(summary['deleted-data-files'], '0') as files_removed"
-            ~ " from " ~ relation ~ ".snapshots"
-            ~ (" order by committed_at desc, snapshot_id desc limit 1" if newest_only else " order by committed_at, snapshot_id")
+            "select cast(s.snapshot_id as string) as version,"
+            ~ " s.summary['lakehouse.ledger'] as ledger,"
+            ~ " coalesce(s.summary['added-data-files'], '0') as files_added,"
+            ~ " coalesce(s.summary['deleted-data-files'], '0') as files_removed"
+            ~ " from " ~ relation ~ ".snapshots as s"
+            ~ ((" join " ~ relation ~ ".refs as r on r.snapshot_id = s.snapshot_id where r.name = '" ~ ref ~ "'") if newest_only
+               else (" join " ~ relation ~ ".history as h on h.snapshot_id = s.snapshot_id where h.is_current_ancestor"
+                     ~ " order by h.made_current_at, s.snapshot_id"))
         ).rows -%}
         {%- for row in rows -%}
             {%- do commits.append({

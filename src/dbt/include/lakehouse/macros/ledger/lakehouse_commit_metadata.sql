@@ -17,17 +17,26 @@
         model's commit in between could carry it (the listing only reads the model's own table
         and entries naming the model).
     -#}
+    {%- do lakehouse_commit_metadata_set(file_format, lakehouse_commit_entry(cfg, load)) -%}
+{% endmacro %}
+
+{% macro lakehouse_commit_entry(cfg, load) %}
+    {#- The ledger entry of lakehouse_commit_metadata as JSON text (also kept by a write-audit-publish stage until its MERGE is published). -#}
     {%- set b = cfg.bounds -%}
-    {%- set entry = {
+    {{ return({
         'model': cfg.model,
         'interval_start': b.start.isoformat() if b else none,
         'interval_end': b.end.isoformat() if b else none,
         'invocation_id': invocation_id,
         'load': load,
-    } -%}
+    } | tojson) }}
+{% endmacro %}
+
+{% macro lakehouse_commit_metadata_set(file_format, entry) %}
+    {#- Label the next commit of this session with a ledger entry (JSON text from lakehouse_commit_entry). -#}
     {#- SET takes the rest of the statement as the value (no ';' in it: ids, ISO times and JSON punctuation only) -#}
     {%- call statement('lakehouse_commit_metadata') -%}
-        set `{{ lakehouse_commit_metadata_key(file_format) }}` = {{ entry | tojson }}
+        set `{{ lakehouse_commit_metadata_key(file_format) }}` = {{ entry }}
     {%- endcall -%}
 {% endmacro %}
 

@@ -102,10 +102,18 @@
         {%- endif -%}
     {%- endif -%}
 
+    {%- set staged = namespace(stage=none) -%}
+    {%- if idempotent and outcome is defined and outcome.stage -%}
+        {%- set staged.stage = outcome.stage -%}
+    {%- endif -%}
     {%- set should_revoke = should_revoke(existing_relation, full_refresh_mode) -%}
     {%- do apply_grants(target_relation, grant_config, should_revoke) -%}
     {%- do persist_docs(target_relation, model) -%}
     {{ run_hooks(post_hooks) }}
+    {%- if staged.stage -%}
+        {#- write-audit-publish: from here on, this invocation reads the model's relation as its stage (lakehouse_publish_audited) -#}
+        {%- do adapter.stage_audited(target_relation, staged.stage) -%}
+    {%- endif -%}
     {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}
 

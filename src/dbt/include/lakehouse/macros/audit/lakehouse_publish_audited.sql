@@ -1,0 +1,183 @@
+{#-
+    Write-audit-publish, the publishing side: lakehouse_publish_audited runs in on-run-end and
+    publishes each model idempotent_merge staged in this invocation (publish: 'audited') whose
+    data tests all passed. Its private helpers by stage: the verdict from dbt's results, the
+    check that the table did not move, the publish, and where a held-back stage is kept.
+-#}
+
+{% macro lakehouse_publish_audited(results) %}
+    {#-
+        on-run-end: ["{{ lakehouse_publish_audited(results) }}"]
+        For each model staged for audit in this invocation, in the order they ran: publish it
+        when the model succeeded, every data test on it ran and passed (or warned), and no
+        staged model it reads was held back; otherwise leave its published table as it was
+        (same version or snapshot, same rows, no ledger entry). Publishing is one commit per
+        model: Iceberg fast-forwards main to the model's branch, Delta runs the kept MERGE of
+        the cached change set (with its ledger entry), a first load renames its
+        <model>__dbt_audit table. Each refuses when the table changed since the change was
+        staged (another writer committed: the audited rows are not what would be published):
+        nothing is published, and once every model is handled the hook fails with one error
+        naming each such model and the fix (run the interval again). A held-back model's
+        Iceberg branch or first-load table stays for inspection until the model's next run
+        drops it; the log line says how to look at it. A model not published becomes an error
+        in dbt's results (its message says why), and so do its tests that passed on the
+        unpublished change, so the summary, run_results.json and the exit status show it and
+        `dbt retry` runs the model again with all its tests. Renders no SQL of its own.
+    -#}
+    {%- if not execute -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set stages = adapter.audited_stages() -%}
+    {%- set held = [] -%}
+    {%- set refused = [] -%}
+    {%- set publishable = [] -%}
+    {%- for stage in stages -%}
+        {#- from here on the model's relation renders as the published table again -#}
+        {%- do adapter.end_audited(stage.schema, stage.identifier) -%}
+        {%- set why = lakehouse_audit_verdict(stage, results, held) -%}
+        {%- if why is none -%}
+            {%- set why = lakehouse_publish_check(stage) -%}
+            {%- if why is not none -%}
+                {%- do refused.append(stage.published ~ ' (' ~ stage.model ~ '): ' ~ why) -%}
+            {%- endif -%}
+        {%- endif -%}
+        {%- if why is none -%}
+            {%- do publishable.append(stage) -%}
+        {%- else -%}
+            {%- do held.append(stage.model) -%}
+            {%- do lakehouse_mark_unpublished(stage, results, why) -%}
+            {{ log('lakehouse_publish_audited: not published ' ~ stage.published ~ ', which stays as it was: ' ~ why ~ lakehouse_kept_stage(stage), info=True) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {#- a first load's rename last: a Delta stage downstream of it reads its table until its MERGE ran -#}
+    {%- for stage in (publishable | rejectattr('kind', 'equalto', 'table') | list) + (publishable | selectattr('kind', 'equalto', 'table') | list) -%}
+        {%- do lakehouse_publish_stage(stage) -%}
+        {{ log('lakehouse_publish_audited: published ' ~ stage.published ~ ': ' ~ stage.message | replace(' (staged for audit)', ''), info=True) }}
+    {%- endfor -%}
+    {#- Delta stages' temporary views last: a later stage's cached change set may read an earlier one's -#}
+    {%- for stage in stages if stage.kind == 'merge' -%}
+        {%- do run_query('drop view if exists ' ~ stage.staged) -%}
+        {%- do run_query('drop view if exists ' ~ stage.changes) -%}
+    {%- endfor -%}
+    {%- if refused -%}
+        {% set msg %}
+lakehouse_publish_audited: nothing was published for these models, because their table changed after their change was staged and audited (another run committed to it meanwhile):
+{%- for line in refused %}
+  - {{ line }}
+{%- endfor %}
+Run the same interval again: the rerun computes the change against the table as it is now and audits it again.
+        {% endset %}
+        {{ exceptions.raise_compiler_error(msg) }}
+    {%- endif -%}
+    {{ return('') }}
+{% endmacro %}
+
+{% macro lakehouse_audit_verdict(stage, results, held) %}
+    {#-
+        Why a staged model must not be published, from dbt's results of this invocation, or
+        none: the model did not succeed; a data test on it (attached to it, or reading it)
+        failed, errored, was skipped or did not run at all; or a staged model it reads was
+        held back (its tests judged rows that will not be published).
+    -#}
+    {%- set tests = [] -%}
+    {%- set model_ok = [] -%}
+    {%- for r in results -%}
+        {%- if r.node.unique_id == stage.model and r.status == 'success' -%}
+            {%- do model_ok.append(r) -%}
+        {%- elif r.node.resource_type == 'test' and (r.node.attached_node == stage.model or stage.model in r.node.depends_on.nodes) -%}
+            {%- do tests.append(r) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if not model_ok -%}
+        {{ return('the model did not succeed') }}
+    {%- endif -%}
+    {%- if not tests -%}
+        {{ return('none of its data tests ran') }}
+    {%- endif -%}
+    {%- set failed = [] -%}
+    {%- for r in tests if r.status not in ['pass', 'warn'] -%}
+        {%- do failed.append(r.node.name ~ ' ' ~ r.status) -%}
+    {%- endfor -%}
+    {%- if failed -%}
+        {{ return('its data tests did not pass (' ~ (failed | join(', ')) ~ ')') }}
+    {%- endif -%}
+    {%- set upstream = stage.depends_on | select('in', held) | list -%}
+    {%- if upstream -%}
+        {{ return('it read ' ~ (upstream | join(', ')) ~ ', which was not published') }}
+    {%- endif -%}
+    {{ return(none) }}
+{% endmacro %}
+
+{% macro lakehouse_mark_unpublished(stage, results, why) %}
+    {#-
+        A model held back becomes an error in dbt's results, and so does each of its tests
+        that passed on the staged change: `dbt retry` then runs the model and all its tests
+        again (it reruns only what did not succeed), never publishing on a partial audit.
+    -#}
+    {%- for r in results -%}
+        {%- if r.node.unique_id == stage.model -%}
+            {%- do adapter.mark_unpublished(r, 'not published: ' ~ why) -%}
+        {%- elif r.node.resource_type == 'test' and r.status in ['pass', 'warn'] and (r.node.attached_node == stage.model or stage.model in r.node.depends_on.nodes) -%}
+            {%- do adapter.mark_unpublished(r, 'passed, on a change of ' ~ stage.model ~ ' that was not published (' ~ why ~ '): dbt retry runs it again with the model') -%}
+        {%- endif -%}
+    {%- endfor -%}
+{% endmacro %}
+
+{% macro lakehouse_publish_check(stage) %}
+    {#-
+        Why a stage can no longer be published, or none: the table moved since the change was
+        staged on it (another writer committed: Iceberg's main, Delta's version), or a first
+        load's table exists now.
+    -#}
+    {%- if stage.kind == 'branch' -%}
+        {%- set main = run_query('select cast(snapshot_id as string) as id from ' ~ stage.published ~ ".refs where name = 'main'").rows[0]['id'] -%}
+        {%- if main != stage.base -%}
+            {{ return('main is at snapshot ' ~ main ~ ', not ' ~ stage.base ~ ', the snapshot the change was staged on') }}
+        {%- endif -%}
+    {%- elif stage.kind == 'merge' -%}
+        {%- set version = lakehouse_commit_history(stage.published, 'delta', newest_only=true)[0].version -%}
+        {%- if version != stage.base -%}
+            {{ return('it is at version ' ~ version ~ ', not ' ~ stage.base ~ ', the version the change was staged on') }}
+        {%- endif -%}
+    {%- else -%}
+        {%- set found = run_query("show tables in " ~ stage.schema ~ " like '" ~ stage.identifier ~ "'").rows | rejectattr(2) | list -%}
+        {%- if found -%}
+            {{ return('the table exists now, but did not when the first load was staged: another run created it') }}
+        {%- endif -%}
+    {%- endif -%}
+    {{ return(none) }}
+{% endmacro %}
+
+{% macro lakehouse_publish_stage(stage) %}
+    {#-
+        Publish one stage in one commit: Iceberg fast-forwards main to the branch (and drops
+        it; fast_forward itself refuses when main is no longer the branch's ancestor), Delta
+        runs the kept MERGE with its ledger entry, a first load renames its table.
+    -#}
+    {%- if stage.kind == 'branch' -%}
+        {%- do run_query("call spark_catalog.system.fast_forward('" ~ stage.schema ~ "." ~ stage.identifier ~ "', 'main', '" ~ stage.branch ~ "')") -%}
+        {%- do run_query('alter table ' ~ stage.published ~ ' drop branch ' ~ stage.branch) -%}
+    {%- elif stage.kind == 'merge' -%}
+        {%- do lakehouse_commit_metadata_set('delta', stage.ledger) -%}
+        {%- call statement('lakehouse_publish_merge') -%}
+            {{ stage.merge_sql }}
+        {%- endcall -%}
+        {%- do lakehouse_commit_metadata_reset('delta') -%}
+    {%- else -%}
+        {%- do run_query('alter table ' ~ stage.staged ~ ' rename to ' ~ stage.published) -%}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro lakehouse_kept_stage(stage) %}
+    {#-
+        Where a held-back stage can be looked at, as text for the log line: an Iceberg branch
+        or a first load's table stays until the model's next run drops it
+        (idempotent_merge_audit_leftovers); a Delta stage is temporary views of the session.
+    -#}
+    {%- if stage.kind == 'branch' -%}
+        {{ return('; the staged change stays on branch ' ~ stage.branch ~ ' until the model runs again (select * from ' ~ stage.staged ~ '; drop it with: alter table ' ~ stage.published ~ ' drop branch ' ~ stage.branch ~ ')') }}
+    {%- elif stage.kind == 'table' -%}
+        {{ return('; the staged first load stays in ' ~ stage.staged ~ ' until the model runs again (drop table ' ~ stage.staged ~ ' removes it)') }}
+    {%- endif -%}
+    {{ return('') }}
+{% endmacro %}
