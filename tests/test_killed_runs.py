@@ -12,6 +12,14 @@ and is killed (the whole process group, JVM included) at one of three points of 
 - `committed`: right after the table commit (the MERGE, or the first load's CREATE), before
   dbt records the model's success.
 
+And, in `make soak`, two points of a `dbt build` of the audited orders (write-audit-publish),
+on the day the table already exists:
+
+- `staged`: right after the model's change was staged (an Iceberg branch; on Delta nothing
+  written), before or while its tests run;
+- `publishing`: in the on-run-end hook, as it starts the publishing write (Iceberg's
+  fast-forward, Delta's MERGE).
+
 The next process reruns the killed step, then runs on to the next kill. At the end, every table
 must hold exactly the reference documents' rows for the intervals of the plan (the same rows the
 pipelines' own tests expect), with no duplicate keys, and the schema must hold exactly the
@@ -44,7 +52,7 @@ CART = "retail_daily_product_cart_abandonment"
 class Kill:
     step: tuple[str, ...]  # the PLAN step killed
     model: str
-    point: str  # before | writing | committed
+    point: str  # before | writing | committed | staged | publishing
 
 
 # Every incremental model once; each point on SQL and on Python models (`make soak`).
@@ -53,7 +61,8 @@ ALL_KILLS = [
     Kill((f"{CART}_df", "2026-01-02", "2026-01-04"), f"{CART}_df", "writing"),
     # the first load's CREATE
     Kill((ORDERS_STEP, "2026-10-03", "2026-10-04"), "rejected_orders", "committed"),
-    Kill((ORDERS_STEP, "2026-10-04", "2026-10-05"), "orders", "writing"),
+    # audited: on Delta the publish's MERGE, on Iceberg the MERGE into its branch
+    Kill(("build", ORDERS_STEP, "2026-10-04", "2026-10-05"), "orders", "writing"),
     Kill((F1_STEP, "2026-11-02", "2026-11-03"), "f1_drivers_merge_df", "before"),
     Kill((F1_STEP, "2026-11-03", "2026-11-04"), "f1_drivers_merge", "committed"),
     Kill(
@@ -68,12 +77,22 @@ ALL_KILLS = [
         "committed",
     ),
 ]
+# The orders file of October 4 as `dbt build` (`make soak`): the audited orders killed once
+# staged and once as the publish starts (the "writing" kill above lands in its MERGE: on Delta
+# the publish's, on Iceberg the branch's).
+AUDITED_STEP = ("build", ORDERS_STEP, "2026-10-04", "2026-10-05")
+PLAN = [list(AUDITED_STEP) if step == list(AUDITED_STEP[1:]) else step for step in PLAN]
+ALL_KILLS[4:4] = [
+    Kill(AUDITED_STEP, "orders", "staged"),
+    Kill(AUDITED_STEP, "orders", "publishing"),
+]
 # `make test`: a SQL model before its MERGE, a Python model while writing (its staging table
 # left behind), a first load's CREATE and an additive batch right after the commit: every row
-# of the README's fault table about killed runs, in 5 processes instead of 9, over the plan's
+# of the README's fault table about killed runs, in 5 processes instead of 11, over the plan's
 # steps these kills need (the cart days, the orders file of October 3, the additive balance
-# batches). `make soak` runs the whole plan and kills every incremental model.
-KILLS = ALL_KILLS if SOAK else [ALL_KILLS[i] for i in (0, 1, 2, 7)]
+# batches). `make soak` runs the whole plan and kills every incremental model, and the audited
+# build at its two points.
+KILLS = ALL_KILLS if SOAK else [ALL_KILLS[i] for i in (0, 1, 2, 9)]
 EXPECTED = dict(TABLES)
 if not SOAK:
     PLAN = [
@@ -133,10 +152,23 @@ class Scenario:
 
     def markers(self, kill: Kill) -> list[str]:
         relation = f"analytics.{kill.model}"
+        if kill.point == "staged":
+            # the model's report line (Delta: its view; Iceberg: its branch)
+            return [
+                f"staged for audit in {kill.model}__dbt_audit,",
+                f"in {relation}.branch_dbt_audit_",
+            ]
+        if kill.point == "publishing":
+            # the on-run-end hook's write: Iceberg's fast-forward, or the ledger entry set for
+            # Delta's MERGE (no other statement of this build sets it: the stages write nothing)
+            return [
+                f"fast_forward('{relation}'",
+                "set `spark.databricks.delta.commitInfo.userMetadata` =",
+            ]
         if kill.point == "before":
             return [f"cache table {kill.model}__dbt_changes as"]
         if kill.point == "writing":
-            return [f"merge into {relation} as target"]
+            return [f"merge into {relation} as target", f"merge into {relation}.branch_dbt_audit_"]
         # the report's query, which runs only after a commit (a MERGE, or a first load's CREATE)
         return [f"describe history {relation} limit 1", f"from {relation}.snapshots"]
 

@@ -32,11 +32,24 @@ TOTALS_SQL = (
     + "select day, sum(amount) as total, max(updated_at) as updated_at from {{ ref('scores') }}\n"
     + "where {{ in_interval('day', 'date') }}\ngroup by day\n"
 )
-TEAMS_SQL = (
-    MERGE.format(key="team")
-    + "select team, day, updated_at from {{ target.schema }}.teams_src\n"
-    + "where {{ in_interval('day', 'date') }}\n"
-)
+# a Python model: on Delta its staged rows (<model>__dbt_tmp) outlive the model until published
+TEAMS_PY = """\
+from pyspark.sql import functions as F
+
+
+def model(dbt, session):
+    dbt.config(
+        materialized="incremental",
+        incremental_strategy="idempotent_merge",
+        unique_key="team",
+        version_column="updated_at",
+        publish="audited",
+        submission_method="session",
+    )
+    start, end = dbt.interval.start.date(), dbt.interval.end.date()
+    teams = session.table(f"{dbt.this.schema}.teams_src")
+    return teams.filter((F.col("day") >= F.lit(start)) & (F.col("day") < F.lit(end)))
+"""
 MODELS_YML = """\
 version: 2
 models:
@@ -109,7 +122,7 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
     models = {
         "scores.sql": SCORES_SQL,
         "score_totals.sql": TOTALS_SQL,
-        "teams.sql": TEAMS_SQL,
+        "teams.py": TEAMS_PY,
         "models.yml": MODELS_YML,
     }
     root = write_project(tmp_path / "project", models, project=PUBLISH)
@@ -134,7 +147,20 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
         f"insert into {schema}.teams_src values ('blue', date'2026-11-02', timestamp'2026-11-02 09:00:00')"
     )
     before = {r: published_version(spark, r, table_format) for r in (scores, totals, teams)}
-    failed = run_dbt(["build", *DAY_2], target, project_dir=root, expect_pass=False)
+    during: list[list[tuple]] = []
+
+    def analyst(event) -> None:
+        # reads the published table by its name in this process's session while dbt audits
+        if (
+            event.info.name == "NodeStart"
+            and event.data.node_info.node_name == "not_null_scores_status"
+        ):
+            during.append(rows(spark, scores, ["id", "status"]))
+
+    failed = run_dbt(
+        ["build", *DAY_2], target, project_dir=root, expect_pass=False, callbacks=[analyst]
+    )
+    assert during == [[(1, "placed"), (2, "placed")]]
     # scores ran, but its change was not published: an error in dbt's results, for dbt retry
     assert outcomes(failed) == {
         "scores": "error",
@@ -227,6 +253,8 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
     if table_format == "iceberg":
         # the refused change stays on its branch until the model's next run
         assert len(branches(spark, scores)) == 2
+    # nothing staged is left as a table (a Python model's staged rows included)
+    assert table_names(spark, schema) == {"src", "teams_src", "scores", "score_totals", "teams"}
 
 
 UNKNOWN_SQL = SCORES_SQL.replace("publish='audited'", "publish='sometimes'")
@@ -264,7 +292,10 @@ def test_bad_publish_configs_are_refused_and_a_run_publishes_directly(
         "unknown_publish.sql": UNKNOWN_SQL,
         "untested.sql": UNTESTED_SQL,
         "audited_microbatch.sql": MICROBATCH_SQL,
-        "unhooked.sql": SCORES_SQL,
+        # begin: a --full-refresh of an interval model rebuilds [begin, end)
+        "unhooked.sql": SCORES_SQL.replace(
+            "publish='audited'", "publish='audited', begin='2026-11-01'"
+        ),
         "models.yml": REFUSED_YML,
     }
     # no on-run-end hook in this project: nothing would publish a staged change
@@ -332,9 +363,35 @@ def test_bad_publish_configs_are_refused_and_a_run_publishes_directly(
     assert table_names(spark, schema) == {"src"}
 
     # dbt run runs no test: an audited model publishes directly, and says so
-    result = run_dbt(["run", "--select", "unhooked", *DAY_1], target, project_dir=root)
+    logged.clear()
+    result = run_dbt(
+        ["run", "--select", "unhooked", *DAY_1],
+        target,
+        project_dir=root,
+        callbacks=[lambda event: logged.append(event.info.msg)],
+    )
     assert [str(r.status) for r in result.result.results] == ["success"]
     assert rows(spark, f"{schema}.unhooked", ["id", "status"]) == [(1, "placed")]
+    assert table_names(spark, schema) == {"src", "unhooked"}
+    assert any("published directly: no data test of it runs in this run" in m for m in logged)
+
+    # --full-refresh replaces the whole table, an operator's action: published directly, even
+    # in a build (and this project has no publish hook)
+    logged.clear()
+    result = run_dbt(
+        ["build", "--select", "unhooked", "--full-refresh", *DAY_1],
+        target,
+        project_dir=root,
+        callbacks=[lambda event: logged.append(event.info.msg)],
+    )
+    assert outcomes(result) == {
+        "unhooked": "success",
+        "unique_unhooked_id": "pass",
+        "not_null_unhooked_status": "pass",
+    }
+    assert any(
+        "published directly: --full-refresh replaces the whole table" in m for m in logged
+    ), logged
     assert table_names(spark, schema) == {"src", "unhooked"}
 
 

@@ -5,8 +5,9 @@
     python -m retry_safe.scenario dump <table> [<table> ...]
 
 `run` is what a scheduler's task does (and what a test kills with SIGKILL). `steps` runs a list
-of steps in one process, each `["seed"]`, `[selector, start, end]` or `["barrier", <folder>,
-<n>]` (start the session, then wait until n processes reached the barrier: concurrent runs
+of steps in one process, each `["seed"]`, `[selector, start, end]` (dbt run), `["build",
+selector, start, end]` (dbt build: the models' tests too, and audited models published only
+once they pass) or `["barrier", <folder>, <n>]` (start the session, then wait until n processes reached the barrier: concurrent runs
 start together), printing a STEP line per step; `--keep-going` goes on after a failed step.
 It then dumps the tables named after the steps. `dump` prints each table's rows, columns and
 commit history, and the schema's relations, as one JSON line starting with DUMP.
@@ -42,11 +43,13 @@ def command(
     ] + list(tables)
 
 
-def run(selector: str, start: str, end: str, target: str | None = None) -> None:
+def run(
+    selector: str, start: str, end: str, target: str | None = None, dbt_command: str = "run"
+) -> None:
     """One scheduler task: the interval as event-time flags (a later step of the same process
-    keeps dbt's partial parsing)."""
+    keeps dbt's partial parsing); dbt_command "build" runs the models' tests too."""
     target = target or os.environ.get("DBT_TARGET", "local")
-    run_dbt(["run", "--select", selector, *interval_flags(start, end)], target)
+    run_dbt([dbt_command, "--select", selector, *interval_flags(start, end)], target)
 
 
 def barrier(folder: str, parties: int) -> None:
@@ -76,6 +79,8 @@ def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
         try:
             if step == ["seed"]:
                 run_dbt(["seed"], target)
+            elif step[0] == "build":
+                run(*step[1:], target=target, dbt_command="build")
             else:
                 run(*step, target=target)
         except AssertionError as failure:

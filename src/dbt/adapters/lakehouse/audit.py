@@ -54,4 +54,7 @@ def stages() -> list[dict[str, Any]]:
 def end(schema: str, identifier: str) -> None:
     """Forget a stage once it is published or discarded: the relation renders as itself again."""
     with _LOCK:
-        _STAGED.get(get_invocation_id(), {}).pop(key(schema, identifier), None)
+        invocation = get_invocation_id()
+        _STAGED.get(invocation, {}).pop(key(schema, identifier), None)
+        if not _STAGED.get(invocation, True):
+            del _STAGED[invocation]  # nothing staged: relations render without the lock again

@@ -58,6 +58,10 @@
     {%- for stage in stages if stage.kind == 'merge' -%}
         {%- do run_query('drop view if exists ' ~ stage.staged) -%}
         {%- do run_query('drop view if exists ' ~ stage.changes) -%}
+        {%- if stage.tmp_table -%}
+            {#- a Python model's staged rows, which the cached change set read -#}
+            {%- do run_query('drop table if exists ' ~ stage.tmp_table) -%}
+        {%- endif -%}
     {%- endfor -%}
     {%- if refused -%}
         {% set msg %}

@@ -94,22 +94,15 @@
     {%- else -%}
         {#- a temporary view: the table's name (in backticks when it needs them) and a suffix -#}
         {%- set changes = adapter.quote_column(target.identifier ~ '__dbt_changes') -%}
-        {#- what the change set is computed from and what the MERGE writes: the table, or a stage of it -#}
+        {#- what the change set reads: the table, or for an audited build the table pinned at its version (Iceberg: main's snapshot), where the stage starts -#}
         {%- set base = target -%}
-        {%- set into = target -%}
-        {%- if audit.staged and file_format == 'iceberg' -%}
-            {#- a branch at main's snapshot: the change set reads it, the MERGE commits to it -#}
-            {%- set main = run_query('select cast(snapshot_id as string) as id from ' ~ target ~ ".refs where name = 'main'").rows[0]['id'] -%}
-            {%- do run_query('alter table ' ~ target ~ ' create branch ' ~ audit.branch ~ ' as of version ' ~ main) -%}
-            {%- set base = target ~ '.branch_' ~ audit.branch -%}
-            {%- set into = base -%}
-            {%- set stage = {'kind': 'branch', 'staged': base, 'branch': audit.branch, 'base': main} -%}
-        {%- elif audit.staged -%}
-            {#- Delta: nothing is written until published; the change set reads the table pinned at its version -#}
-            {%- set version = lakehouse_commit_history(target, file_format, newest_only=true)[0].version -%}
+        {%- if audit.staged -%}
+            {%- if file_format == 'iceberg' -%}
+                {%- set version = run_query('select cast(snapshot_id as string) as id from ' ~ target ~ ".refs where name = 'main'").rows[0]['id'] -%}
+            {%- else -%}
+                {%- set version = lakehouse_commit_history(target, file_format, newest_only=true)[0].version -%}
+            {%- endif -%}
             {%- set base = target ~ ' version as of ' ~ version -%}
-            {%- set into = none -%}
-            {%- set stage = {'kind': 'merge', 'staged': adapter.quote_column(target.identifier ~ '__dbt_audit'), 'base': version, 'changes': changes} -%}
         {%- endif -%}
         {#- a model allowed to be non-deterministic may return other rows on the next read: keep the newest-row window -#}
         {%- set one_row_per_key = source_stats.source_rows == source_stats.source_keys and not cfg.allow_nondeterministic -%}
@@ -136,15 +129,22 @@
             {%- do planned.update({row['dbt_im_op']: row['n']}) -%}
             {%- if row['dbt_im_op'] != 'delete' -%}{%- do applied_units.append(row['units']) -%}{%- endif -%}
         {%- endfor -%}
-        {%- if planned and into is none -%}
-            {#- Delta stage: the table as the MERGE would leave it, and the MERGE kept for the publish -#}
+        {%- if planned and audit.staged and file_format == 'delta' -%}
+            {#- Delta stage: nothing written; a view of the table as the MERGE would leave it, the MERGE and its ledger entry kept for the publish -#}
+            {%- set stage = {'kind': 'merge', 'staged': adapter.quote_column(target.identifier ~ '__dbt_audit'), 'base': version, 'changes': changes} -%}
             {%- call statement('idempotent_merge_stage') -%}
                 create or replace temporary view {{ stage.staged }} as
                 {{ idempotent_merge_staged_sql(cfg, changes, base) }}
             {%- endcall -%}
             {%- do stage.update({'merge_sql': idempotent_merge_sql(cfg, changes, target), 'ledger': lakehouse_commit_entry(cfg, 'merge')}) -%}
-            {%- do planned.update({'applied': applied_units | sum}) -%}
         {%- elif planned -%}
+            {%- set into = target -%}
+            {%- if audit.staged -%}
+                {#- Iceberg stage: a branch at that snapshot; the MERGE commits to it, main does not move -#}
+                {%- set into = target ~ '.branch_' ~ audit.branch -%}
+                {%- do run_query('alter table ' ~ target ~ ' create branch ' ~ audit.branch ~ ' as of version ' ~ version) -%}
+                {%- set stage = {'kind': 'branch', 'staged': into, 'branch': audit.branch, 'base': version} -%}
+            {%- endif -%}
             {%- do lakehouse_commit_metadata(cfg, file_format, 'merge') -%}
             {%- call statement('idempotent_merge') -%}
                 {{ idempotent_merge_sql(cfg, changes, into) }}
@@ -153,17 +153,13 @@
             {%- if batch_mode -%}
                 {%- do idempotent_merge_verify_batches(cfg, changes, into) -%}
             {%- endif -%}
+        {%- endif -%}
+        {%- if planned -%}
             {%- do planned.update({'applied': applied_units | sum}) -%}
         {%- endif -%}
-        {%- if not (planned and into is none) -%}
+        {%- if not (stage and stage.kind == 'merge') -%}
+            {#- a Delta stage's MERGE reads the cached change set at the publish; its views are dropped then -#}
             {%- do run_query('drop view if exists ' ~ changes) -%}
-        {%- endif -%}
-        {%- if stage and not planned -%}
-            {#- nothing changes: nothing to audit or publish -#}
-            {%- if stage.kind == 'branch' -%}
-                {%- do run_query('alter table ' ~ target ~ ' drop branch ' ~ stage.branch) -%}
-            {%- endif -%}
-            {%- set stage = none -%}
         {%- endif -%}
         {%- set planned = planned or none -%}
     {%- endif -%}

@@ -94,7 +94,10 @@
                 {{ lakehouse_get_incremental_sql(strategy, tmp_relation, target_relation, merge_into, unique_key, incremental_predicates) }}
             {%- endcall -%}
         {%- endif -%}
-        {%- if language == 'python' -%}
+        {%- if language == 'python' and idempotent and outcome.stage and outcome.stage.kind == 'merge' -%}
+            {#-- a Delta audit stage's cached change set reads the staged rows until its MERGE is published: dropped then --#}
+            {%- do outcome.stage.update({'tmp_table': tmp_relation | string}) -%}
+        {%- elif language == 'python' -%}
             {#-- a Python model stages a real table; drop it (a SQL model's temp view ends with the session) --#}
             {%- call statement('drop_relation') -%}
                 drop table if exists {{ tmp_relation }}
