@@ -7,7 +7,7 @@ import json
 
 import pytest
 from support.expected import JAN_1, JAN_2, JAN_3, as_text
-from support.processes import SHORT_RUN_JAVA_OPTIONS
+from support.processes import SHORT_RUN_JAVA_OPTIONS, step_env
 
 from retry_safe.cluster import run_on_cluster, standalone_cluster
 from retry_safe.project import CLUSTER_TARGETS
@@ -20,9 +20,10 @@ EXPECTED = as_text(JAN_1 + JAN_2 + JAN_3)
 # on its format's cluster target
 @pytest.mark.slow
 def test_cluster_target_builds_the_same_tables_as_local(tmp_path, monkeypatch, table_format):
-    # the master, the worker and the driver are short-lived here: C1 only (support/processes.py)
+    # the master, the worker and the driver are short-lived here: C1 only, and the driver starts
+    # from the pass's class-data archive (support/processes.py)
     monkeypatch.setenv("SPARK_DAEMON_JAVA_OPTS", SHORT_RUN_JAVA_OPTIONS)
-    monkeypatch.setenv("LAKEHOUSE_JAVA_OPTIONS", SHORT_RUN_JAVA_OPTIONS)
+    monkeypatch.setenv("LAKEHOUSE_JAVA_OPTIONS", step_env()["LAKEHOUSE_JAVA_OPTIONS"])
     module = ["retry_safe.cluster", "--cart-rows"]
     with standalone_cluster(tmp_path / "spark") as url:
         done = run_on_cluster(url, tmp_path / "warehouse", module, CLUSTER_TARGETS[table_format])

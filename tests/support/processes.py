@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.class_archive import ClassArchive
+
 # A scheduler's task is a short-lived JVM: C1 only starts it with about a third less CPU than
 # C1 + C2 (measured on a two-step cold run: 31 vs 51 CPU seconds). Users set the same through
 # LAKEHOUSE_JAVA_OPTIONS (profiles/profiles.yml); the tests' own long-lived JVM keeps C2.
@@ -24,9 +26,26 @@ SHORT_RUN_JAVA_OPTIONS = f"-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240
 SUITE_JAVA_OPTIONS = f"-XX:CompileThresholdScaling=3 {SERIAL_GC}"
 
 
+# The pass's class-data archive (support/class_archive.py), once tests/conftest.py started it.
+_archive: ClassArchive | None = None
+
+
+def start_class_archive(folder: Path, target: str) -> ClassArchive:
+    """Starts writing this pass's class-data archive in the background, in a short run's
+    environment on the pass's target: the steps' JVMs use it once written."""
+    global _archive
+    env = {**os.environ, "LAKEHOUSE_JAVA_OPTIONS": SHORT_RUN_JAVA_OPTIONS, "DBT_TARGET": target}
+    _archive = ClassArchive(folder, env)
+    return _archive
+
+
 def step_env(**settings: str) -> dict[str, str]:
-    """This process's environment for a step in a process of its own, plus `settings`."""
-    return {**os.environ, "LAKEHOUSE_JAVA_OPTIONS": SHORT_RUN_JAVA_OPTIONS, **settings}
+    """This process's environment for a step in a process of its own, plus `settings`: a short
+    run's JVM options, and the pass's class-data archive."""
+    options = SHORT_RUN_JAVA_OPTIONS
+    if _archive is not None:
+        options = f"{options} {_archive.options()}".strip()
+    return {**os.environ, "LAKEHOUSE_JAVA_OPTIONS": options, **settings}
 
 
 def free_ports() -> tuple[int, int]:
