@@ -37,8 +37,10 @@ def stage(schema: str, identifier: str, details: dict[str, Any]) -> None:
 
 
 def staged_name(schema: str | None, identifier: str | None) -> str | None:
-    """The staged name of a relation staged in this invocation, or None."""
-    if not _STAGED:
+    """The staged name of a relation staged in this invocation, or None. Without a stage of this
+    invocation (a lookup of one key, atomic in CPython) no lock is taken: a stage left by an
+    invocation killed before its on-run-end costs later renders nothing."""
+    if not _STAGED.get(get_invocation_id()):
         return None
     with _LOCK:
         entry = _STAGED.get(get_invocation_id(), {}).get(key(schema, identifier))
@@ -57,4 +59,4 @@ def end(schema: str, identifier: str) -> None:
         invocation = get_invocation_id()
         _STAGED.get(invocation, {}).pop(key(schema, identifier), None)
         if not _STAGED.get(invocation, True):
-            del _STAGED[invocation]  # nothing staged: relations render without the lock again
+            del _STAGED[invocation]

@@ -88,7 +88,7 @@ Run the same interval again: the rerun computes the change against the table as 
     {%- for r in results -%}
         {%- if r.node.unique_id == stage.model and r.status == 'success' -%}
             {%- do model_ok.append(r) -%}
-        {%- elif r.node.resource_type == 'test' and (r.node.attached_node == stage.model or stage.model in r.node.depends_on.nodes) -%}
+        {%- elif lakehouse_audit_tests(r.node, stage.model) -%}
             {%- do tests.append(r) -%}
         {%- endif -%}
     {%- endfor -%}
@@ -121,10 +121,15 @@ Run the same interval again: the rerun computes the change against the table as 
     {%- for r in results -%}
         {%- if r.node.unique_id == stage.model -%}
             {%- do adapter.mark_unpublished(r, 'not published: ' ~ why) -%}
-        {%- elif r.node.resource_type == 'test' and r.status in ['pass', 'warn'] and (r.node.attached_node == stage.model or stage.model in r.node.depends_on.nodes) -%}
+        {%- elif r.status in ['pass', 'warn'] and lakehouse_audit_tests(r.node, stage.model) -%}
             {%- do adapter.mark_unpublished(r, 'passed, on a change of ' ~ stage.model ~ ' that was not published (' ~ why ~ '): dbt retry runs it again with the model') -%}
         {%- endif -%}
     {%- endfor -%}
+{% endmacro %}
+
+{% macro lakehouse_audit_tests(node, model_id) %}
+    {#- Whether a node is a data test of the model (attached to it, or reading it): the tests that audit its stage -#}
+    {{ return(node.resource_type == 'test' and (node.attached_node == model_id or model_id in node.depends_on.nodes)) }}
 {% endmacro %}
 
 {% macro lakehouse_publish_check(stage) %}
@@ -133,15 +138,10 @@ Run the same interval again: the rerun computes the change against the table as 
         staged on it (another writer committed: Iceberg's main, Delta's version), or a first
         load's table exists now.
     -#}
-    {%- if stage.kind == 'branch' -%}
-        {%- set main = run_query('select cast(snapshot_id as string) as id from ' ~ stage.published ~ ".refs where name = 'main'").rows[0]['id'] -%}
-        {%- if main != stage.base -%}
-            {{ return('main is at snapshot ' ~ main ~ ', not ' ~ stage.base ~ ', the snapshot the change was staged on') }}
-        {%- endif -%}
-    {%- elif stage.kind == 'merge' -%}
-        {%- set version = lakehouse_commit_history(stage.published, 'delta', newest_only=true)[0].version -%}
-        {%- if version != stage.base -%}
-            {{ return('it is at version ' ~ version ~ ', not ' ~ stage.base ~ ', the version the change was staged on') }}
+    {%- if stage.kind in ['branch', 'merge'] -%}
+        {%- set newest = lakehouse_commit_history(stage.published, stage.format, newest_only=true)[0] -%}
+        {%- if newest.version != stage.base -%}
+            {{ return(('main' if stage.kind == 'branch' else 'it') ~ ' is at ' ~ newest.label ~ ' ' ~ newest.version ~ ', not ' ~ stage.base ~ ', the ' ~ newest.label ~ ' the change was staged on') }}
         {%- endif -%}
     {%- else -%}
         {%- set found = run_query("show tables in " ~ stage.schema ~ " like '" ~ stage.identifier ~ "'").rows | rejectattr(2) | list -%}

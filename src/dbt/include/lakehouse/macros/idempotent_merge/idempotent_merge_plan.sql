@@ -74,7 +74,7 @@
     {%- endif -%}
     {%- set tests = [] -%}
     {%- set test_names = {} -%}
-    {%- for node in graph.nodes.values() if node.resource_type == 'test' and (node.attached_node == model.unique_id or model.unique_id in node.depends_on.nodes) -%}
+    {%- for node in graph.nodes.values() if lakehouse_audit_tests(node, model.unique_id) -%}
         {%- do tests.append(node.unique_id) -%}
         {%- do test_names.update({node.unique_id: node.name}) -%}
     {%- endfor -%}

@@ -97,11 +97,7 @@
         {#- what the change set reads: the table, or for an audited build the table pinned at its version (Iceberg: main's snapshot), where the stage starts -#}
         {%- set base = target -%}
         {%- if audit.staged -%}
-            {%- if file_format == 'iceberg' -%}
-                {%- set version = run_query('select cast(snapshot_id as string) as id from ' ~ target ~ ".refs where name = 'main'").rows[0]['id'] -%}
-            {%- else -%}
-                {%- set version = lakehouse_commit_history(target, file_format, newest_only=true)[0].version -%}
-            {%- endif -%}
+            {%- set version = lakehouse_commit_history(target, file_format, newest_only=true)[0].version -%}
             {%- set base = target ~ ' version as of ' ~ version -%}
         {%- endif -%}
         {#- a model allowed to be non-deterministic may return other rows on the next read: keep the newest-row window -#}

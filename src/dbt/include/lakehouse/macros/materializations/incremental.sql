@@ -63,6 +63,8 @@
     {%- endif -%}
     {#-- idempotent_merge: a first load and a full refresh also go through the strategy, with no table to merge into --#}
     {%- set merge_into = none if rebuild else existing_relation -%}
+    {#-- what the strategy did; its stage when write-audit-publish staged the change --#}
+    {%- set outcome = {'stage': none} -%}
 
     {%- if not idempotent and merge_into is none -%}
         {%- call statement('main', language=language) -%}
@@ -94,7 +96,7 @@
                 {{ lakehouse_get_incremental_sql(strategy, tmp_relation, target_relation, merge_into, unique_key, incremental_predicates) }}
             {%- endcall -%}
         {%- endif -%}
-        {%- if language == 'python' and idempotent and outcome.stage and outcome.stage.kind == 'merge' -%}
+        {%- if language == 'python' and outcome.stage and outcome.stage.kind == 'merge' -%}
             {#-- a Delta audit stage's cached change set reads the staged rows until its MERGE is published: dropped then --#}
             {%- do outcome.stage.update({'tmp_table': tmp_relation | string}) -%}
         {%- elif language == 'python' -%}
@@ -105,17 +107,13 @@
         {%- endif -%}
     {%- endif -%}
 
-    {%- set staged = namespace(stage=none) -%}
-    {%- if idempotent and outcome is defined and outcome.stage -%}
-        {%- set staged.stage = outcome.stage -%}
-    {%- endif -%}
     {%- set should_revoke = should_revoke(existing_relation, full_refresh_mode) -%}
     {%- do apply_grants(target_relation, grant_config, should_revoke) -%}
     {%- do persist_docs(target_relation, model) -%}
     {{ run_hooks(post_hooks) }}
-    {%- if staged.stage -%}
+    {%- if outcome.stage -%}
         {#- write-audit-publish: from here on, this invocation reads the model's relation as its stage (lakehouse_publish_audited) -#}
-        {%- do adapter.stage_audited(target_relation, staged.stage) -%}
+        {%- do adapter.stage_audited(target_relation, outcome.stage) -%}
     {%- endif -%}
     {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}
