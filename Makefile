@@ -13,7 +13,7 @@
 #   make docs   generates dbt's docs site with its catalog and serves it on localhost:8080
 #               (DOCS_PORT=N for another port)
 #   make bench  re-merges one day of a 3M-row table on Delta, then Iceberg (each its own JVM),
-#               four contenders x three cases; writes docs/benchmarks/ (BENCH_ARGS passes options,
+#               five contenders x three cases; writes docs/benchmarks/ (BENCH_ARGS passes options,
 #               e.g. BENCH_ARGS='--days 300 --label 30M --contenders idempotent_merge --no-cli';
 #               --cluster runs it on a standalone master and worker of this machine, the
 #               format's cluster target, on the metastore LAKEHOUSE_METASTORE_URL names)

@@ -1,4 +1,4 @@
-"""The contenders' code: two dbt models and the reference document 000's reconciling MERGE."""
+"""The contenders' code: the dbt models and the reference document 000's reconciling MERGE."""
 
 from __future__ import annotations
 
@@ -7,8 +7,23 @@ from datetime import date, timedelta
 from retry_safe.bench.data import COLUMNS, KEYS
 from retry_safe.bench.settings import SCHEMA
 
-DBT_MODELS = {"idempotent_merge": "bench_im", "stock_merge": "bench_stock"}
+DBT_MODELS = {
+    "idempotent_merge": "bench_im",
+    "stock_merge": "bench_stock",
+    "audited": "bench_im_audited",
+}
 MOR_MODEL = "bench_im_mor"
+# (5) the same model under write-audit-publish, built with one data test (a column scan of the
+# staged table) and published by the project's on-run-end hook once the test passed
+AUDITED_YML = f"""\
+version: 2
+models:
+  - name: {DBT_MODELS["audited"]}
+    columns:
+      - name: id
+        data_tests: [not_null]
+"""
+PUBLISH_HOOK = 'on-run-end: ["{{ lakehouse_publish_audited(results) }}"]\n'
 
 _SELECT = (
     "select " + ", ".join(COLUMNS) + "\n"
@@ -27,11 +42,17 @@ _STOCK = (
 
 
 def dbt_models() -> dict[str, str]:
-    """File name -> code for the scratch project (write_project links the project's macros)."""
+    """File name -> code for the scratch project (write_project links the project's macros;
+    its dbt_project.yml gets PUBLISH_HOOK)."""
+    audited = _IDEMPOTENT.replace(
+        "partition_by=['event_date']", "partition_by=['event_date'],\n          publish='audited'"
+    )
     return {
         f"{DBT_MODELS['idempotent_merge']}.sql": _IDEMPOTENT,
         f"{MOR_MODEL}.sql": _IDEMPOTENT,
         f"{DBT_MODELS['stock_merge']}.sql": _STOCK,
+        f"{DBT_MODELS['audited']}.sql": audited,
+        f"{DBT_MODELS['audited']}.yml": AUDITED_YML,
     }
 
 

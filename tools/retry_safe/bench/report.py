@@ -43,7 +43,7 @@ def row_line(fmt: str, r: dict[str, Any]) -> str:
     m = r["metrics"]
     engine = (
         f"{r['engine_median_s']:.2f}"
-        if r["contender"] in ("idempotent_merge", "stock_merge")
+        if r["contender"] in ("idempotent_merge", "stock_merge", "audited")
         else "="
     )
     files = f"-{m['files_removed']} / +{m['files_added']}"
@@ -118,6 +118,45 @@ def targets(runs: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+# Issue 27's targets for the audited publish of case (b), against the direct idempotent_merge.
+AUDITED_LIMITS = {"iceberg": 1.3, "delta": 1.5}
+
+
+def audited(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """The audited publish against the direct MERGE, in every run (label) that measured both."""
+    lines = []
+    for label, by_format in runs.items():
+        for fmt, raw in by_format.items():
+            found = audited_target(fmt, raw)
+            if found:
+                lines += [f"Run `{label}`, {fmt}:", "", *found, ""]
+    return lines
+
+
+def audited_target(fmt: str, raw: dict[str, Any]) -> list[str]:
+    """(5) against (1) on case (b): the staging and the publish against the direct MERGE (the
+    test reads the stage and would run in a direct build too: shown apart), and the files each
+    rewrote."""
+    direct, audited = find(raw, "idempotent_merge", "b"), find(raw, "audited", "b")
+    if not (direct and audited):
+        return []
+    limit = AUDITED_LIMITS[fmt]
+    engine = audited["engine_median_s"] / direct["engine_median_s"]
+    d, a = direct["metrics"], audited["metrics"]
+    same_files = (a["files_removed"], a["files_added"]) == (d["files_removed"], d["files_added"])
+    return [
+        f"- **{fmt}, (b) audited within {limit}× of direct**: staging + publish "
+        f"(medians) {audited['stage_s_median']:.2f} + {audited['publish_s_median']:.2f} s against the "
+        f"direct MERGE's {direct['engine_median_s']:.2f} s: {engine:.2f}× "
+        f"({'met' if engine <= limit else 'missed'}); the data test on the stage "
+        f"{audited['test_s_median']:.2f} s; whole `dbt build` "
+        f"{ratio(audited['median_s'], direct['median_s'])} the direct `dbt run`.",
+        f"- **{fmt}, (b) audited files**: {'met' if same_files else 'MISSED'}: "
+        f"-{a['files_removed']} / +{a['files_added']} data files, the direct MERGE "
+        f"-{d['files_removed']} / +{d['files_added']}.",
+    ]
+
+
 def cli_table(runs: dict[str, dict[str, Any]]) -> list[str]:
     lines = [
         "| format | end to end, startup included | median s (min–max) |",
@@ -138,7 +177,7 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
         if label == "default":
             continue
         for fmt, raw in by_format.items():
-            if raw["settings"].get("cluster"):
+            if raw["settings"].get("cluster") or same_size(raw, base.get(fmt)):
                 continue
             for r in raw["records"]:
                 ref = base.get(fmt) and find(base[fmt], r["contender"], r["case"], r["storage"])
@@ -168,6 +207,14 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
         "| --- | --- | --- | --- | --- | --- | --- |",
         *lines,
     ]
+
+
+def same_size(raw: dict[str, Any], other: dict[str, Any] | None) -> bool:
+    """Whether two runs measured tables of the same size (not a scaling comparison)."""
+    if other is None:
+        return False
+    a, b = raw["settings"], other["settings"]
+    return (a["days"], a["rows_per_day"]) == (b["days"], b["rows_per_day"])
 
 
 def embedded_twin(runs: dict[str, dict[str, dict[str, Any]]], raw: dict[str, Any]) -> dict | None:
@@ -320,6 +367,9 @@ def write(out_dir: Path) -> str:
     cli = cli_table(main)
     if cli:
         lines += ["## dbt's fixed cost: command line end to end (case b)", "", *cli, ""]
+    audit = audited(runs)
+    if audit:
+        lines += ["## Write-audit-publish: audited against direct (case b)", "", *audit]
     scale = scaling(runs)
     if scale:
         lines += ["## Scaling the table", "", *scale, ""]

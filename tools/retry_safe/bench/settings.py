@@ -9,12 +9,13 @@ from typing import Any
 from retry_safe.project import CLUSTER_TARGETS, EMBEDDED_TARGETS
 
 FORMATS = EMBEDDED_TARGETS  # table format -> the embedded dbt target
-CONTENDERS = ["idempotent_merge", "stock_merge", "reference_merge", "pyspark_job"]
+CONTENDERS = ["idempotent_merge", "stock_merge", "reference_merge", "pyspark_job", "audited"]
 LABELS = {
     "idempotent_merge": "(1) idempotent_merge (dbt)",
     "stock_merge": "(2) dbt-spark merge (dbt)",
     "reference_merge": "(3) reference 000 MERGE (SQL)",
     "pyspark_job": "(4) minimal PySpark job",
+    "audited": "(5) idempotent_merge, audited (dbt build)",
 }
 SCHEMA = "bench"
 FIRST_DAY = date(2026, 1, 1)
