@@ -17,6 +17,29 @@ from pyspark.sql import SparkSession
 # tables the other writer creates and drops while the adapter lists the schema: each cycle is
 # a window for the race (Iceberg's take about 3 s each, Delta's a third of a second)
 CYCLES = 8
+# how long the other writer waits for the listing it follows before it reports the test stuck
+WAIT_SECONDS = 300
+
+
+class Listings:
+    """The listings made so far, counted as they start and as they end, for the other writer
+    to time its drops by."""
+
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.started = 0
+        self.ended = 0
+
+    def count(self, kind: str) -> None:
+        with self.changed:
+            setattr(self, kind, getattr(self, kind) + 1)
+            self.changed.notify_all()
+
+    def wait_past(self, kind: str, count: int) -> None:
+        """Wait until more than `count` listings have `kind` (started or ended)."""
+        with self.changed:
+            if not self.changed.wait_for(lambda: getattr(self, kind) > count, WAIT_SECONDS):
+                raise TimeoutError(f"listing {count + 1} not {kind} within {WAIT_SECONDS} s")
 
 
 class TestSchemaListing:
@@ -28,12 +51,18 @@ class TestSchemaListing:
         spark.sql(f"create table {schema}.kept (id int) using {table_format}")
         problems: list[BaseException] = []
 
+        listings_made = Listings()
+
         def create_and_drop() -> None:
-            # what other runs' Python models do with their staging tables
+            # what other runs' Python models do with their staging tables. Even cycles drop the
+            # table after a whole listing made since it was created (that listing must name
+            # it); odd cycles drop it as soon as a listing starts (the race dbt-spark lost).
             try:
                 for cycle in range(CYCLES):
                     name = f"{schema}.staging_{cycle % 3}"
                     spark.sql(f"create table {name} (id int) using {table_format}")
+                    made = listings_made.started
+                    listings_made.wait_past("ended" if cycle % 2 == 0 else "started", made)
                     spark.sql(f"drop table {name}")
             except BaseException as problem:  # noqa: BLE001 (reported below)
                 problems.append(problem)
@@ -45,8 +74,10 @@ class TestSchemaListing:
             other_run.start()
             try:
                 while other_run.is_alive():
+                    listings_made.count("started")
                     relations = project.adapter.list_relations_without_caching(schema_relation)
                     listings.append(sorted(r.identifier for r in relations))
+                    listings_made.count("ended")
             finally:
                 other_run.join(timeout=600)
         assert problems == []
@@ -54,5 +85,5 @@ class TestSchemaListing:
         assert missing == [], (
             f"{len(missing)} of {len(listings)} listings lacked kept: {missing[0]}"
         )
-        # the listings ran while the tables came and went: some of them named a staging table
+        # the listings that even cycles waited for named their staging table
         assert any(len(names) > 1 for names in listings), listings[:5]
