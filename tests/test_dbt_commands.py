@@ -15,7 +15,7 @@ from support.tables import rows
 
 from retry_safe.project import PROJECT_DIR, describe_failure, interval_flags, run_dbt
 
-pytestmark = pytest.mark.format_independent
+pytestmark = pytest.mark.format_independent(run_in="local_iceberg")
 
 # (materialized, incremental_strategy, on_schema_change) of every model, as dbt_project.yml,
 # the pipeline ymls and the Python models' dbt.config() set them.

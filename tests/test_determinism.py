@@ -16,7 +16,7 @@ from support.tables import commit_count, rows
 from retry_safe.project import describe_failure, run_dbt
 from retry_safe.scratch import write_project
 
-pytestmark = pytest.mark.format_independent
+pytestmark = pytest.mark.format_independent(run_in="local_iceberg")
 
 SOURCE_COLUMNS = "id bigint, name string, uuid string"
 COLUMNS = ["id", "name", "k"]

@@ -90,23 +90,22 @@ ALL_KILLS[4:4] = [
 # CREATE, the audited orders' publish and an additive batch right after the commit: the rows of
 # the README's fault table about killed runs but the SQL model killed before its MERGE (nothing
 # written, as the audited kill once staged on Delta: both `make soak`), in 5 processes instead
-# of 11, over the plan's steps these kills need (the cart days, the two orders files, the
-# additive balance batches). `make soak` runs the whole plan and kills every incremental model,
-# and the audited build at its three points.
+# of 11, over the plan's steps these kills need (the Python cart model's days, the two orders
+# files, the additive balance batches). `make soak` runs the whole plan and kills every
+# incremental model, and the audited build at its three points.
 KILLS = ALL_KILLS if SOAK else [ALL_KILLS[i] for i in (1, 2, 5, 9)]
 EXPECTED = dict(TABLES)
 if not SOAK:
+    KEPT = ("seed", f"{CART}_df", "customer_balances_additive", "build")
     PLAN = [
         step
         for step in PLAN
-        if step[0] in ("seed", CART, f"{CART}_df", "customer_balances_additive", "build")
-        or step == [ORDERS_STEP, "2026-10-03", "2026-10-04"]
+        if step[0] in KEPT or step == [ORDERS_STEP, "2026-10-03", "2026-10-04"]
     ]
     EXPECTED = {
         table: expected
         for table, expected in TABLES.items()
-        if table.startswith(CART)
-        or table in ("orders", "rejected_orders", "customer_balances_additive")
+        if table in (f"{CART}_df", "orders", "rejected_orders", "customer_balances_additive")
     }
 # The schema afterwards: the seeds and the plan's models, nothing else.
 RELATIONS = sorted([*SEEDS, "retail_session_products", "stg_order_change_lines", *EXPECTED])
