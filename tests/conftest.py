@@ -68,9 +68,7 @@ def table_format(target: str) -> str:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def lakehouse_home(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, target: str
-) -> Iterator[Path]:
+def lakehouse_home(tmp_path_factory: pytest.TempPathFactory, target: str) -> Path:
     """A fresh warehouse and metastore for this process, outside the project, and dbt's
     artifacts and log there too: `make test` runs the Delta and Iceberg processes at once, and
     two dbt processes must not write one target/ folder (manifest, run_results, partial parse).
@@ -98,14 +96,10 @@ def lakehouse_home(
     os.environ.setdefault("DBT_WRITE_JSON", "false")
     # the PostgreSQL driver in this JVM too: tests/test_metastore.py checks databases with it
     os.environ.setdefault("LAKEHOUSE_METASTORE_CLASSPATH", f"{driver_folder('postgresql')}/*")
-    # the steps' JVMs start from a class-data archive, written meanwhile, when a selected test
-    # starts steps (its module uses support/processes.py's step_env)
-    archive = None
-    if any(hasattr(getattr(item, "module", None), "step_env") for item in request.session.items):
-        archive = processes.start_class_archive(home / "class-archive", target)
-    yield home
-    if archive is not None:
-        archive.stop()
+    # the steps' JVMs start from a class-data archive this process's JVM writes when the first
+    # step asks for it (support/class_archive.py)
+    processes.use_class_archive(home / "class-archive")
+    return home
 
 
 @pytest.fixture

@@ -2,92 +2,79 @@
 
 Every scheduler-like process of the suite (a killed run, a concurrent writer, a server) starts a
 JVM that loads and verifies the same twenty thousand classes of Spark, Hive and the table
-format's jars: about six of a short step's nineteen seconds on this machine. Java's class-data
-sharing maps them from an archive instead. At the start of a pass, `start` runs the pipelines'
-first steps (the seeds, a SQL and a Python model, a first load and a MERGE) in a process whose JVM
-writes the classes it loaded to an archive as it exits (-XX:ArchiveClassesAtExit, Java 13+);
-`options` gives the later steps' JVMs that archive. It is written for the pass's table format
-and its classpath: a JVM on another classpath (the other format, a cluster's worker) starts
-as usual, without a word on its output (the JVM's cds warnings are off).
+format's jars: about six of a short step's twenty seconds on this machine. Java's class-data
+sharing maps them from an archive instead.
 
-Run as a script, it runs the steps, then stops the JVM and waits for its exit: the archive is
-complete when this process ends (a scenario step's process does not wait for its JVM).
+The archive is written by the suite's own JVM, which has loaded those classes already: it starts
+with -XX:+RecordDynamicDumpInfo (support/processes.py), and when the first step of a pass asks
+for its JVM options, `ClassArchive.options` has it write the classes it loaded so far
+(`jcmd <pid> VM.cds dynamic_dump`, Java 17+: about ten seconds, once per pass). The tests
+before the first step have run the seeds, SQL and Python models, first loads and MERGEs, the
+orders pipeline. The steps' JVMs then start from it (-XX:SharedArchiveFile).
+
+It matches the pass's classpath only: a JVM on another classpath (the other format, a cluster's
+daemons, the installed wheel's cache) starts as usual, without a word on its output (the JVMs'
+cds logging is off). Without an archive (no JVM in this process yet, as when a step's test runs
+alone; no jcmd; a failed dump) the steps start as before; a failure is a warning in pytest's
+summary.
 """
 
 from __future__ import annotations
 
-import json
+import os
+import shutil
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 
-STEPS = [
-    ["seed"],
-    ["retail_daily_product_cart_abandonment", "2026-01-01", "2026-01-02"],
-    ["retail_daily_product_cart_abandonment_df", "2026-01-01", "2026-01-02"],
-    ["retail_daily_product_cart_abandonment", "2026-01-02", "2026-01-03"],
-    ["path:models/order_changes", "2026-10-03", "2026-10-04"],
-]
+# no cds line on a JVM's output: a dump's warnings about classes it leaves out, a step's
+# fallback when its classpath is not the archive's
 QUIET = "-Xlog:cds=off,cds+dynamic=off"
+# what the suite's own JVM starts with so that it can write the archive while it runs
+RECORD = f"-XX:+RecordDynamicDumpInfo {QUIET}"
 
 
 class ClassArchive:
-    """The archive of one pass, written by a process started in the background."""
+    """The archive of one pass, written by the suite's JVM on first use."""
 
-    def __init__(self, folder: Path, env: dict[str, str]) -> None:
+    def __init__(self, folder: Path) -> None:
         self.path = folder / "classes.jsa"
-        self.log = log = folder / "class-archive.log"
-        self.warned = False
-        folder.mkdir(parents=True, exist_ok=True)
-        java_options = f"{env.get('LAKEHOUSE_JAVA_OPTIONS', '')} {QUIET}"
-        with log.open("w") as output:
-            self.process = subprocess.Popen(
-                [sys.executable, __file__, json.dumps(STEPS)],
-                env={
-                    **env,
-                    "LAKEHOUSE_HOME": str(folder / "lakehouse"),
-                    "LAKEHOUSE_SCHEMA": "analytics",
-                    "DBT_LOG_PATH": str(folder / "logs"),
-                    "DBT_TARGET_PATH": str(folder / "target"),
-                    "LAKEHOUSE_JAVA_OPTIONS": f"{java_options} "
-                    f"-XX:ArchiveClassesAtExit={self.path}",
-                },
-                stdout=output,
-                stderr=subprocess.STDOUT,
-            )
+        self.folder = folder
+        self._options: str | None = None
 
     def options(self) -> str:
-        """The JVM options that use the archive, once written; none (and a warning in pytest's
-        summary, with the run's log) if it could not be: the steps then start as before."""
-        if self.process.wait(timeout=600) != 0 or not self.path.exists():
-            if not self.warned:
-                self.warned = True
-                warnings.warn(f"no class-data archive, see {self.log}", stacklevel=2)
+        """The JVM options that use the archive; none if there is none (the steps then start
+        as before)."""
+        if self._options is None:
+            self._options = self._dump()
+        return self._options
+
+    def _dump(self) -> str:
+        from pyspark import SparkContext
+
+        context = SparkContext._active_spark_context
+        if context is None:
+            return ""  # no JVM in this process yet: nothing loaded to archive
+        problem = self._write(context._gateway.proc.pid)
+        if problem:
+            warnings.warn(f"no class-data archive: {problem}", stacklevel=3)
             return ""
         return f"-XX:SharedArchiveFile={self.path} {QUIET}"
 
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-
-def main(plan: list[list[str]]) -> int:
-    from pyspark import SparkContext
-
-    from retry_safe.project import configure_environment
-    from retry_safe.scenario import steps
-
-    configure_environment()
-    steps(plan)
-    context = SparkContext._active_spark_context
-    jvm = context._gateway.proc
-    context.stop()
-    context._gateway.shutdown()
-    jvm.stdin.close()  # the JVM exits when its standard input closes, writing the archive
-    return jvm.wait(timeout=300)
-
-
-if __name__ == "__main__":
-    sys.exit(main(json.loads(sys.argv[1])))
+    def _write(self, pid: int) -> str:
+        """Has the JVM `pid` write the archive; what went wrong, if anything."""
+        java_home = os.environ.get("JAVA_HOME")
+        jcmd = str(Path(java_home, "bin", "jcmd")) if java_home else shutil.which("jcmd")
+        if not jcmd or not Path(jcmd).exists():
+            return "no jcmd (a JDK's tool) next to java"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [jcmd, str(pid), "VM.cds", "dynamic_dump", str(self.path)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        if done.returncode != 0 or "error" in done.stdout.lower() or not self.path.exists():
+            return f"jcmd exited {done.returncode}: {(done.stdout + done.stderr)[-500:]}"
+        return ""

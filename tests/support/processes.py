@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.class_archive import ClassArchive
+from support.class_archive import RECORD, ClassArchive
 
 # A scheduler's task is a short-lived JVM: C1 only starts it with about a third less CPU than
 # C1 + C2 (measured on a two-step cold run: 31 vs 51 CPU seconds). Users set the same through
@@ -21,22 +21,21 @@ from support.class_archive import ClassArchive
 # (test_cart_abandonment.py alone on Delta: 0.84x the wall time of the default G1).
 SERIAL_GC = "-XX:+UseSerialGC"
 SHORT_RUN_JAVA_OPTIONS = f"-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m {SERIAL_GC}"
-# The suite's own JVM (tests/conftest.py, tests/adapter/conftest.py) lives for a whole pass: C2
-# compiles only what stays hot (a sixth less CPU on test_idempotent_merge.py).
-SUITE_JAVA_OPTIONS = f"-XX:CompileThresholdScaling=3 {SERIAL_GC}"
+# The suite's own JVM (tests/conftest.py) lives for a whole pass: C2 compiles only what stays hot
+# (a sixth less CPU on test_idempotent_merge.py); it writes the steps' class-data archive while
+# it runs (support/class_archive.py).
+SUITE_JAVA_OPTIONS = f"-XX:CompileThresholdScaling=3 {SERIAL_GC} {RECORD}"
 
 
-# The pass's class-data archive (support/class_archive.py), once tests/conftest.py started it.
+# The pass's class-data archive (support/class_archive.py), once tests/conftest.py set it up.
 _archive: ClassArchive | None = None
 
 
-def start_class_archive(folder: Path, target: str) -> ClassArchive:
-    """Starts writing this pass's class-data archive in the background, in a short run's
-    environment on the pass's target: the steps' JVMs use it once written."""
+def use_class_archive(folder: Path) -> None:
+    """The steps' JVMs start from a class-data archive in folder, written by this process's
+    JVM when the first step asks for it."""
     global _archive
-    env = {**os.environ, "LAKEHOUSE_JAVA_OPTIONS": SHORT_RUN_JAVA_OPTIONS, "DBT_TARGET": target}
-    _archive = ClassArchive(folder, env)
-    return _archive
+    _archive = ClassArchive(folder)
 
 
 def step_env(**settings: str) -> dict[str, str]:
