@@ -39,7 +39,6 @@ class ClassArchive:
 
     def __init__(self, folder: Path) -> None:
         self.path = folder / "classes.jsa"
-        self.folder = folder
         self._options: str | None = None
 
     def options(self) -> str:
@@ -67,7 +66,7 @@ class ClassArchive:
         jcmd = str(Path(java_home, "bin", "jcmd")) if java_home else shutil.which("jcmd")
         if not jcmd or not Path(jcmd).exists():
             return "no jcmd (a JDK's tool) next to java"
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
             [jcmd, str(pid), "VM.cds", "dynamic_dump", str(self.path)],
             capture_output=True,
@@ -75,6 +74,6 @@ class ClassArchive:
             timeout=300,
             check=False,
         )
-        if done.returncode != 0 or "error" in done.stdout.lower() or not self.path.exists():
+        if done.returncode != 0 or not self.path.exists():
             return f"jcmd exited {done.returncode}: {(done.stdout + done.stderr)[-500:]}"
         return ""
