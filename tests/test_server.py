@@ -28,10 +28,11 @@ from support.pipelines import ORDERS_STEP, PLAN, TABLES, columns_of
 from support.processes import free_ports, step_env
 
 from dbt.adapters.lakehouse.metastore_lock import metastore_problem
+from dbt.adapters.lakehouse.runner import CLIENT_LEFT
 from dbt.adapters.lakehouse.server.profile import load_target
 from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, SERVER_TARGETS, interval_flags
 from retry_safe.scenario import command
-from retry_safe.server_process import serve_command, spawn, stop
+from retry_safe.server_process import serve_command, spawn, spawn_runner, stop, through_runner
 
 TOKEN = "token-for-the-tests"
 PASSWORD = "password-for-the-tests"
@@ -366,6 +367,90 @@ def test_the_printed_beeline_command_reads_the_tables(server):
     assert done.returncode == 0, done.stderr[-3000:]
     # beeline's output ends with the CSV result: its header, then the count
     assert done.stdout.split()[-2:] == ["n", str(len(ORDERS))]
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is pid, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def gone(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not Path(f"/proc/{pid}").exists()
+
+
+# What is under test is the runner's processes (arguments, streams, exit status, a killed
+# client's dbt ended); a kill's commit on either format is test_killed_runs' business: one pass.
+@pytest.mark.format_independent(run_in="local_iceberg")
+def test_a_scheduler_through_the_warm_runner_loads_intervals_and_a_killed_client_ends_its_dbt(
+    server, tmp_path
+):
+    """`lakehouse dbt` as a scheduler runs it: the cart's January 1, then January 2 killed
+    mid-run (its client SIGKILLed: the dbt it started must end with it), then retried."""
+    # the clients' environment, not the runner's, is their dbt's: its schema and its log folder
+    env = {
+        **server.env,
+        "LAKEHOUSE_SCHEMA": "through_runner",
+        "DBT_LOG_PATH": str(tmp_path / "client-logs"),
+    }
+    socket_path = tmp_path / "runner.sock"
+
+    def lakehouse_dbt(*args: str) -> list[str]:
+        return [*through_runner(socket_path), *args]
+
+    def interval(day: int) -> list[str]:
+        start, end = f"2026-01-{day:02d}", f"2026-01-{day + 1:02d}"
+        return lakehouse_dbt("run", "--select", CART, *interval_flags(start, end))
+
+    runner = spawn_runner(socket_path, server.env, tmp_path)
+    try:
+        for step in (lakehouse_dbt("seed", "--select", "retail_session_products"), interval(1)):
+            done = server.run(step, **env)
+            assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        # dbt wrote to the client's own stdout, and its log where the client's environment says
+        assert "Completed successfully" in done.stdout
+        assert (tmp_path / "client-logs" / "dbt.log").exists()
+
+        killed = subprocess.Popen(
+            interval(2),
+            cwd=PROJECT_DIR,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while not (dbt_pids := children_of(runner.pid)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert dbt_pids, "the runner started no dbt for the client"
+        time.sleep(1.0)  # dbt is running (parsing, or its first statements)
+        killed.kill()
+        killed.wait()
+        assert gone(dbt_pids[0], 2), "the killed client's dbt is still running"
+        said = (tmp_path / "runner.out").read_text()
+        assert f"{CLIENT_LEFT} dbt {dbt_pids[0]} and its processes killed" in said
+
+        retried = server.run(interval(2), **env)
+        assert retried.returncode == 0, retried.stdout[-3000:] + retried.stderr[-3000:]
+    finally:
+        stop(runner)
+    assert not socket_path.exists()  # the runner removes its socket when it stops
+    result = server.run(command([], [CART]), LAKEHOUSE_SCHEMA="through_runner")
+    assert result.returncode == 0, result.stderr[-3000:]
+    dumped = json.loads(next(x for x in result.stdout.splitlines() if x.startswith("DUMP "))[5:])
+    columns = TABLES[CART][0]
+    assert columns_of(dumped[CART], columns) == as_text(JAN_1 + JAN_2)
+    # the first load and Jan 2's MERGE, once: by the killed run, or else by the retry
+    assert len(dumped[CART]["history"]) == 2
 
 
 # What is under test is the processes (the client's line, the server's exit, the restart); the

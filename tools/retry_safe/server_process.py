@@ -1,5 +1,6 @@
 """A lakehouse server in a process of its own, for the tests and the benchmark: `lakehouse serve`
-started, waited for until it serves, and stopped with Ctrl-C as a user stops it."""
+started, waited for until it serves, and stopped with Ctrl-C as a user stops it; the same for
+`lakehouse runner`, the warm dbt."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dbt.adapters.lakehouse.runner import READY as RUNNER_READY
 from dbt.adapters.lakehouse.server.app import READY, wait_or_kill
 from retry_safe.project import PROJECT_DIR
 
@@ -45,3 +47,32 @@ def stop(process: Any, timeout: float = 120) -> int:
         process.send_signal(signal.SIGINT)
         wait_or_kill(process, timeout)
     return process.returncode
+
+
+def spawn_runner(socket_path: Path, env: dict[str, str], logs: Path, timeout: float = 60) -> Any:
+    """`lakehouse runner --socket socket_path` in a process of its own, once it listens (its
+    output in logs/runner.out and .err); `stop` ends it."""
+    logs.mkdir(parents=True, exist_ok=True)
+    out, err = logs / "runner.out", logs / "runner.err"
+    lakehouse = str(Path(sys.executable).with_name("lakehouse"))
+    with out.open("w") as stdout, err.open("w") as stderr:
+        process = subprocess.Popen(
+            [lakehouse, "runner", "--socket", str(socket_path)],
+            cwd=PROJECT_DIR,
+            env=env,
+            stdout=stdout,
+            stderr=stderr,
+        )
+    deadline = time.monotonic() + timeout
+    while RUNNER_READY not in out.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            stop(process)
+            raise RuntimeError(f"the runner did not start:\n{err.read_text()}")
+        time.sleep(0.1)
+    return process
+
+
+def through_runner(socket_path: Path) -> list[str]:
+    """The command line that runs `dbt <args>` from the runner at socket_path: add dbt's args."""
+    lakehouse = str(Path(sys.executable).with_name("lakehouse"))
+    return [lakehouse, "dbt", "--socket", str(socket_path)]

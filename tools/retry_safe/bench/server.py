@@ -12,7 +12,9 @@ embedded runs come first (an embedded Derby metastore admits one JVM), then the 
 (untimed) and serves the same three runs once into a schema of their own (untimed: a scheduler
 meets a long-lived, warm server), then the timed three. Each run's parse step is read from
 dbt's own log (its JSON lines: from the adapter's registration to "Found ... models", which is
-loading the manifest, partial or not). Writes docs/benchmarks/server.md.
+loading the manifest, partial or not). Last, with the server still warm, the same three
+runs into a third schema through a warm runner (`lakehouse runner`; `lakehouse dbt run ...`:
+dbt's imports once, not per run). Writes docs/benchmarks/server.md.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from retry_safe.project import (
     configure_environment,
     interval_flags,
 )
-from retry_safe.server_process import spawn, stop
+from retry_safe.server_process import spawn, spawn_runner, stop, through_runner
 
 MODEL = "retail_daily_product_cart_abandonment"
 SEED = "retail_session_products"
@@ -52,10 +54,10 @@ class Run:
     partial: bool  # dbt's log says it parsed partially
 
 
-def dbt(*args: str, target: str) -> list[str]:
-    executable = str(Path(sys.executable).with_name("dbt"))
+def dbt(*args: str, target: str, via: list[str] | None = None) -> list[str]:
+    """A dbt command line: the dbt executable, or via another command (the runner's client)."""
     return [
-        executable,
+        *(via or [str(Path(sys.executable).with_name("dbt"))]),
         *args,
         "--project-dir",
         str(PROJECT_DIR),
@@ -79,14 +81,16 @@ def parse_step(log: Path, position: int) -> tuple[float, bool]:
     return seconds, "PartialParsingEnabled" in stamps
 
 
-def runs(target: str, env: dict[str, str], label: str = "") -> list[Run]:
+def runs(
+    target: str, env: dict[str, str], label: str = "", via: list[str] | None = None
+) -> list[Run]:
     """Seed (untimed), then the three intervals, each timed."""
-    timed(dbt("seed", "--select", SEED, target=target), env)
+    timed(dbt("seed", "--select", SEED, target=target, via=via), env)
     log = Path(env["DBT_LOG_PATH"]) / "dbt.log"
     done = []
     for start, end in DAYS:
         position = log.stat().st_size
-        command = dbt("run", "--select", MODEL, *interval_flags(start, end), target=target)
+        command = dbt("run", "--select", MODEL, *interval_flags(start, end), target=target, via=via)
         seconds = timed(command, env)
         done.append(Run(seconds, *parse_step(log, position)))
         print(
@@ -97,58 +101,76 @@ def runs(target: str, env: dict[str, str], label: str = "") -> list[Run]:
     return done
 
 
-def with_server(table_format: str, env: dict[str, str], target: str, logs: Path) -> list[Run]:
+def with_server(
+    table_format: str, env: dict[str, str], target: str, logs: Path
+) -> tuple[list[Run], list[Run]]:
     """A server as a scheduler meets it, long-lived: it has served the same runs once (into a
-    schema of their own, untimed) before the timed ones."""
+    schema of their own, untimed) before the timed ones. Then the same runs again, each dbt
+    started by a warm runner (`lakehouse dbt`), into a schema of their own."""
     server = spawn(EMBEDDED_TARGETS[table_format], env, logs)
+    runner = spawn_runner(logs / "runner.sock", env, logs)
     try:
         runs(target, {**env, "LAKEHOUSE_SCHEMA": "bench_server_warm_up"}, label="warm-up")
-        return runs(target, env)
+        plain = runs(target, env)
+        warm = runs(
+            target,
+            {**env, "LAKEHOUSE_SCHEMA": "bench_server_runner"},
+            label="runner",
+            via=through_runner(logs / "runner.sock"),
+        )
+        return plain, warm
     finally:
+        stop(runner)
         stop(server)
 
 
 def measure(table_format: str, home: Path) -> dict[str, list[Run]]:
+    """embedded, server (dbt's command line) and runner (`lakehouse dbt`) runs."""
     embedded, served = EMBEDDED_TARGETS[table_format], SERVER_TARGETS[table_format]
     env = {**os.environ, "LAKEHOUSE_HOME": str(home), "DBT_LOG_PATH": str(home / "logs")}
-    return {
-        embedded: runs(embedded, {**env, "LAKEHOUSE_SCHEMA": "bench_embedded"}),
-        served: with_server(
-            table_format, {**env, "LAKEHOUSE_SCHEMA": "bench_server"}, served, home / "logs"
-        ),
-    }
+    local = runs(embedded, {**env, "LAKEHOUSE_SCHEMA": "bench_embedded"})
+    plain, warm = with_server(
+        table_format, {**env, "LAKEHOUSE_SCHEMA": "bench_server"}, served, home / "logs"
+    )
+    return {"embedded": local, "server": plain, "runner": warm}
+
+
+SIDES = {
+    "embedded": "embedded: `dbt run` starts its JVM",
+    "server": "server: `dbt run`",
+    "runner": "server: `lakehouse dbt run` (warm runner)",
+}
 
 
 def report(results: dict[str, dict[str, list[Run]]]) -> str:
     lines = [
         "# A scheduler's `dbt run` through the lakehouse server",
         "",
-        f"`make bench-server` on {platform.machine()}, {os.cpu_count()} CPUs: one CLI `dbt run` "
+        f"`make bench-server` on {platform.machine()}, {os.cpu_count()} CPUs: one CLI run "
         f"of `{MODEL}` per interval (January 1, 2, 3: real inserts each), the interval as "
-        "dbt's event-time flags, wall time from process start to exit. Embedded: the run starts "
-        "its JVM. Server: a running `lakehouse serve`, so no JVM starts in dbt's process; it "
-        "has served the same three runs once, into another schema, before the timed ones (a "
-        "scheduler meets a long-lived server). "
-        "*parse*: the manifest's load in each run, from dbt's own log (adapter registered to "
-        '"Found ... models"); *partial*: dbt\'s log says it parsed partially.',
+        "dbt's event-time flags, wall time from process start to exit, each side into a schema "
+        "of its own. *embedded*: `dbt run` starts its JVM. *server*: a running `lakehouse "
+        "serve`, so no JVM starts in dbt's process; it has served the same three runs once, "
+        "into another schema, before the timed ones (a scheduler meets a long-lived server). "
+        "*warm runner*: the same server, each dbt started by `lakehouse runner` "
+        "(`lakehouse dbt run ...`: dbt, the adapter and the Spark Connect client imported "
+        "once, not per run). *parse*: the manifest's load in each run, from dbt's own log "
+        '(adapter registered to "Found ... models"); *partial*: dbt\'s log says it parsed '
+        "partially. The ratio is each side's median against the embedded median.",
         "",
-        "| format | embedded runs (s) | median | server runs (s) | median | server / embedded "
-        "| parse, embedded (s) | parse, server (s) | partial |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| format | side | runs (s) | median (s) | / embedded | parse (s) | partial |",
+        "|---|---|---|---|---|---|---|",
     ]
     for table_format, sides in results.items():
-        local, remote = sides.values()
-        local_median = statistics.median(run.seconds for run in local)
-        remote_median = statistics.median(run.seconds for run in remote)
-        partial = all(run.partial for run in [*local, *remote])
-        lines.append(
-            f"| {table_format} | {_samples(run.seconds for run in local)} | {local_median:.1f} | "
-            f"{_samples(run.seconds for run in remote)} | {remote_median:.1f} | "
-            f"{remote_median / local_median:.2f} | "
-            f"{_samples((run.parse_seconds for run in local), 2)} | "
-            f"{_samples((run.parse_seconds for run in remote), 2)} | "
-            f"{'every run' if partial else 'not every run'} |"
-        )
+        embedded = statistics.median(run.seconds for run in sides["embedded"])
+        for side, done in sides.items():
+            median = statistics.median(run.seconds for run in done)
+            partial = "every run" if all(run.partial for run in done) else "not every run"
+            lines.append(
+                f"| {table_format} | {SIDES[side]} | {_samples(run.seconds for run in done)} | "
+                f"{median:.1f} | {median / embedded:.2f} | "
+                f"{_samples((run.parse_seconds for run in done), 2)} | {partial} |"
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,112 @@
+"""The `lakehouse` command's entry point, light on purpose: `lakehouse dbt <args>` is the
+client of the warm runner (dbt.adapters.lakehouse.runner) and must not import dbt itself, which
+is what it saves (about 2 s), so it is handled here with the standard library only; every other
+command is handed to dbt.adapters.lakehouse.cli.
+
+    lakehouse dbt [--socket PATH] <dbt args>    `dbt <dbt args>`, run by `lakehouse runner`;
+                                                exits with dbt's status
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+SOCKET_ENV = "LAKEHOUSE_RUNNER_SOCKET"
+
+
+class RunnerError(Exception):
+    """One line for the user: what is wrong and what to do."""
+
+
+def default_socket() -> Path:
+    """--socket's default: $LAKEHOUSE_RUNNER_SOCKET, else in the per-user cache."""
+    if os.environ.get(SOCKET_ENV):
+        return Path(os.environ[SOCKET_ENV])
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "dbt-lakehouse" / "runner.sock"
+
+
+# ---- the client: `lakehouse dbt` -------------------------------------------------------------
+
+
+def standard_streams() -> list[int]:
+    """This process's standard input, output and error; /dev/null for one a scheduler closed."""
+    streams = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            fd = os.open(os.devnull, os.O_RDWR)
+        streams.append(fd)
+    return streams
+
+
+def run_dbt(args: list[str], path: Path) -> int:
+    """`dbt <args>` run by the runner at path, on this process's standard streams: dbt's exit
+    status. Ctrl-C and SIGTERM are passed on to that dbt."""
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        client.connect(str(path))
+    except OSError as problem:
+        client.close()
+        msg = (
+            f"No lakehouse runner listens at {path} ({problem.strerror or problem}). Start one "
+            "first (`lakehouse runner`, in another terminal or as a service), or run `dbt "
+            f"{' '.join(args)}` itself."
+        )
+        raise RunnerError(msg) from None
+    request = {"argv": args, "cwd": os.getcwd(), "env": dict(os.environ)}
+    socket.send_fds(client, [json.dumps(request).encode() + b"\n"], standard_streams())
+
+    def pass_on(signum: int, _frame: Any) -> None:
+        client.sendall(json.dumps({"signal": signum}).encode() + b"\n")
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, pass_on)
+    answer = b""
+    while not answer.endswith(b"\n"):
+        chunk = client.recv(4096)
+        if not chunk:
+            raise RunnerError(f"The lakehouse runner at {path} stopped before dbt ended.")
+        answer += chunk
+    return int(json.loads(answer)["exit"])
+
+
+def dbt_command(argv: list[str]) -> int:
+    """`lakehouse dbt [--socket PATH] <dbt args>`, parsed by hand: every other argument
+    (--version, -h, --select ...) is dbt's."""
+    path = default_socket()
+    if argv[:1] == ["--socket"] and len(argv) >= 2:
+        path, argv = Path(argv[1]), argv[2:]
+    elif argv[:1] and argv[0].startswith("--socket="):
+        path, argv = Path(argv[0].split("=", 1)[1]), argv[1:]
+    if not argv:
+        print(
+            "lakehouse dbt: give dbt's arguments, e.g. `lakehouse dbt run --select orders`.",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        return run_dbt(argv, path)
+    except RunnerError as problem:
+        print(f"lakehouse dbt: {problem}", file=sys.stderr)
+        return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["dbt"]:
+        return dbt_command(argv[1:])
+    from dbt.adapters.lakehouse.cli import main as full_main
+
+    return full_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

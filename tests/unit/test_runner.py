@@ -1,0 +1,132 @@
+"""`lakehouse runner` and `lakehouse dbt` without a JVM: a real runner process, and dbt commands
+that need no session (ls), run from it as a scheduler runs them. A run through the lakehouse
+server, and a killed client, are in tests/test_server.py."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dbt.adapters.lakehouse_command import dbt_command
+from retry_safe.project import PROJECT_DIR
+from retry_safe.server_process import spawn_runner, stop, through_runner
+
+
+@pytest.fixture(scope="module")
+def socket_path(tmp_path_factory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("runner")
+    path = folder / "runner.sock"
+    runner = spawn_runner(path, dict(os.environ), folder)
+    yield path
+    assert stop(runner) == 0
+    assert not path.exists()  # removed when the runner stops
+
+
+def lakehouse_dbt(socket_path: Path, *args: str, cwd: Path = PROJECT_DIR, **env: str):
+    return subprocess.run(
+        [*through_runner(socket_path), *args],
+        cwd=cwd,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_runners_dbt_is_the_clients_own_arguments_streams_and_environment(
+    socket_path, tmp_path
+):
+    logs = tmp_path / "client-logs"
+    args = ("ls", "--select", "orders", "--resource-type", "model", "--output", "name", "-q")
+    done = lakehouse_dbt(socket_path, *args, DBT_LOG_PATH=str(logs))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "orders\n", "")
+    assert (logs / "dbt.log").exists()  # where the client's environment says, not the runner's
+
+
+def test_the_runners_dbt_works_in_the_clients_directory(socket_path, tmp_path):
+    done = lakehouse_dbt(socket_path, "ls", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "No dbt_project.yml found at expected path" in done.stdout
+    assert str(tmp_path) in done.stdout
+
+
+def test_dbts_own_refusal_and_exit_status_reach_the_client(socket_path):
+    done = lakehouse_dbt(socket_path, "run", "--no-such-option")
+    assert done.returncode == 2
+    assert "No such option" in done.stderr and "--no-such-option" in done.stderr
+
+
+def test_a_second_runner_on_the_same_socket_is_refused_in_one_line(socket_path):
+    lakehouse = through_runner(socket_path)[0]
+    done = subprocess.run(
+        [lakehouse, "runner", "--socket", str(socket_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"lakehouse runner: A lakehouse runner already listens at {socket_path}; stop it "
+        "first, or pass --socket.\n"
+    )
+
+
+def test_without_a_runner_one_line_names_the_socket_and_how_to_start_one(tmp_path, capsys):
+    missing = tmp_path / "none.sock"
+    assert dbt_command(["--socket", str(missing), "run", "--select", "orders"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"lakehouse dbt: No lakehouse runner listens at {missing} (No such file or directory). "
+        "Start one first (`lakehouse runner`, in another terminal or as a service), or run "
+        "`dbt run --select orders` itself.\n"
+    )
+
+
+@pytest.mark.parametrize("argv", [[], ["--socket", "/some/where.sock"], ["--socket=/x.sock"]])
+def test_lakehouse_dbt_without_dbt_arguments_says_what_to_give(argv, capsys):
+    assert dbt_command(argv) == 2
+    assert capsys.readouterr().err == (
+        "lakehouse dbt: give dbt's arguments, e.g. `lakehouse dbt run --select orders`.\n"
+    )
+
+
+def test_sigterm_to_the_client_reaches_its_dbt_whose_status_the_client_exits_with(
+    socket_path, tmp_path
+):
+    """dbt waits on a "server" that accepts the connection and never answers; SIGTERM to the
+    client ends that dbt as SIGTERM ends a dbt process (128 + 15), and the client says so."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        env = {
+            **os.environ,
+            "DBT_TARGET": "server",
+            "LAKEHOUSE_CONNECT_PORT": str(silent.getsockname()[1]),
+            "DBT_LOG_PATH": str(tmp_path / "logs"),
+        }
+        client = subprocess.Popen(
+            [*through_runner(socket_path), "run", "--select", "orders"],
+            cwd=PROJECT_DIR,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        log = tmp_path / "logs" / "dbt.log"
+        deadline = time.monotonic() + 60
+        # dbt is waiting on the silent server once it has sent its first statement
+        while "show databases" not in (log.read_text() if log.exists() else ""):
+            assert time.monotonic() < deadline and client.poll() is None, client.communicate()
+            time.sleep(0.05)
+        client.send_signal(signal.SIGTERM)
+        out, err = client.communicate(timeout=30)
+    assert client.returncode == 128 + signal.SIGTERM, out + err
