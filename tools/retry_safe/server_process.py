@@ -26,18 +26,25 @@ def spawn(target: str, env: dict[str, str], logs: Path, timeout: float = 300) ->
     """A server of the target in a process of its own, once it serves: the Popen. Its output
     goes to logs/server.out and logs/server.err (files: a pipe nobody reads would fill and
     stall it). `stop` ends it."""
-    logs.mkdir(parents=True, exist_ok=True)
-    out, err = logs / "server.out", logs / "server.err"
+    return _started(serve_command(target), READY, env, logs / "server", timeout)
+
+
+def _started(
+    command: list[str], ready: str, env: dict[str, str], stem: Path, timeout: float
+) -> Any:
+    """command in a process of its own, once its output (stem.out; errors in stem.err) holds
+    the ready line: the Popen; stopped, and RuntimeError with its errors, if it ends first or
+    takes longer than timeout."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    out, err = stem.with_suffix(".out"), stem.with_suffix(".err")
     with out.open("w") as stdout, err.open("w") as stderr:
-        process = subprocess.Popen(
-            serve_command(target), cwd=PROJECT_DIR, env=env, stdout=stdout, stderr=stderr
-        )
+        process = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=stdout, stderr=stderr)
     deadline = time.monotonic() + timeout
-    while READY not in out.read_text():
+    while ready not in out.read_text():
         if process.poll() is not None or time.monotonic() > deadline:
             stop(process)
-            raise RuntimeError(f"the {target} server did not start:\n{err.read_text()}")
-        time.sleep(0.2)
+            raise RuntimeError(f"{' '.join(command[1:3])} did not start:\n{err.read_text()}")
+        time.sleep(0.1)
     return process
 
 
@@ -52,24 +59,9 @@ def stop(process: Any, timeout: float = 120) -> int:
 def spawn_runner(socket_path: Path, env: dict[str, str], logs: Path, timeout: float = 60) -> Any:
     """`lakehouse runner --socket socket_path` in a process of its own, once it listens (its
     output in logs/runner.out and .err); `stop` ends it."""
-    logs.mkdir(parents=True, exist_ok=True)
-    out, err = logs / "runner.out", logs / "runner.err"
     lakehouse = str(Path(sys.executable).with_name("lakehouse"))
-    with out.open("w") as stdout, err.open("w") as stderr:
-        process = subprocess.Popen(
-            [lakehouse, "runner", "--socket", str(socket_path)],
-            cwd=PROJECT_DIR,
-            env=env,
-            stdout=stdout,
-            stderr=stderr,
-        )
-    deadline = time.monotonic() + timeout
-    while RUNNER_READY not in out.read_text():
-        if process.poll() is not None or time.monotonic() > deadline:
-            stop(process)
-            raise RuntimeError(f"the runner did not start:\n{err.read_text()}")
-        time.sleep(0.1)
-    return process
+    command = [lakehouse, "runner", "--socket", str(socket_path)]
+    return _started(command, RUNNER_READY, env, logs / "runner", timeout)
 
 
 def through_runner(socket_path: Path) -> list[str]:
