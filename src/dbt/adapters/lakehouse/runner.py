@@ -58,7 +58,6 @@ def warm_up() -> None:
     """Import once what every dbt command of a lakehouse project imports."""
     import pyspark.sql.connect.session  # noqa: F401
 
-    import dbt.adapters.lakehouse.connections  # noqa: F401
     import dbt.adapters.lakehouse.impl  # noqa: F401
     import dbt.cli.main  # noqa: F401
 
