@@ -24,12 +24,18 @@ class RunnerError(Exception):
     """One line for the user: what is wrong and what to do."""
 
 
+def user_cache() -> Path:
+    """The package's per-user cache folder ($XDG_CACHE_HOME, else ~/.cache, /dbt-lakehouse):
+    the jars' default root and the runner's default socket."""
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "dbt-lakehouse"
+
+
 def default_socket() -> Path:
     """--socket's default: $LAKEHOUSE_RUNNER_SOCKET, else in the per-user cache."""
     if os.environ.get(SOCKET_ENV):
         return Path(os.environ[SOCKET_ENV])
-    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(cache) / "dbt-lakehouse" / "runner.sock"
+    return user_cache() / "runner.sock"
 
 
 # ---- the client: `lakehouse dbt` -------------------------------------------------------------

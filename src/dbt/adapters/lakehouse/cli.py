@@ -25,7 +25,7 @@ from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.lakehouse import jars, runner, scheduler
 from dbt.adapters.lakehouse.java import java_problem
-from dbt.adapters.lakehouse_command import RunnerError, dbt_command, default_socket
+from dbt.adapters.lakehouse_command import RunnerError, default_socket
 
 
 def jars_command(args: argparse.Namespace) -> int:
@@ -213,12 +213,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["dbt"]:
-        return dbt_command(argv[1:])
+    """Every command but `lakehouse dbt`, which the entry point (lakehouse_command) handles."""
     args = parser().parse_args(argv)
     return args.run(args)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from dbt.adapters.lakehouse_command import main as entry_point
+
+    sys.exit(entry_point())

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.lakehouse_command import user_cache
 from dbt.include.lakehouse import PACKAGE_PATH
 
 JARS_DIR_VARIABLE = "LAKEHOUSE_JARS_DIR"
@@ -110,8 +111,7 @@ def jars_root() -> Path:
     configured = os.environ.get(JARS_DIR_VARIABLE)
     if configured:
         return Path(configured).expanduser().resolve()
-    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return (Path(cache) / "dbt-lakehouse" / "jars").resolve()
+    return (user_cache() / "jars").resolve()
 
 
 def fix() -> str:

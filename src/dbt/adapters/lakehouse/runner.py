@@ -113,7 +113,7 @@ def become_dbt(request: dict[str, Any], fds: list[int]) -> None:
     code = 1
     try:
         os.setpgid(0, 0)
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+        for signum in (signal.SIGTERM, signal.SIGCHLD):
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for target, fd in enumerate(fds):
