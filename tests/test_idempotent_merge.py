@@ -506,3 +506,80 @@ def test_two_different_rows_in_one_batch_of_a_key_are_refused(
     assert "(id=1, batch=1: 2 different rows)" in text
     assert "nothing was written" in text
     assert not spark.catalog.tableExists(f"{schema}.moved")
+
+
+# "another run" committing to key 1 between this run's change set and its MERGE: the root
+# project's macro of the same name wins over the adapter's (dbt's override order)
+INTERFERING_RUN = """\
+{% macro lakehouse_commit_metadata(cfg, file_format, load) %}
+    {%- if load == 'merge' and var('interfere', false) -%}
+        {%- do run_query("update " ~ target.schema ~ ".moved set amount = amount + 100, batch = 9,"
+            ~ " label = 'other', applied_batches = array(1L, 9L) where id = 1") -%}
+    {%- endif -%}
+    {%- do lakehouse_commit_metadata_set(file_format, lakehouse_commit_entry(cfg, load)) -%}
+{% endmacro %}
+"""
+
+
+def test_a_batch_another_run_committed_meanwhile_fails_the_run_and_the_rerun_applies_it(
+    spark, target, schema, table_format, tmp_path
+):
+    """Key 1 changes under the run (another run applies its batch 9) after the change set was
+    computed: the MERGE's guard leaves key 1 alone, applies key 2, and the check after the
+    MERGE fails the run naming the key count. The rerun applies key 1's batch 2 once."""
+    name, code = BATCH_MODELS["sql"]
+    root = write_project(
+        tmp_path / "batches", {name: code}, macros={"interfere.sql": INTERFERING_RUN}
+    )
+    spark.sql(f"create schema if not exists {schema}")
+    spark.sql(f"drop table if exists {schema}.moves")
+    spark.sql(f"create table {schema}.moves ({MOVES}) using {table_format}")
+    spark.sql(f"insert into {schema}.moves values (1, 1, 10, 'a1'), (2, 1, 7, 'b1')")
+    run_dbt(["run"], target, project_dir=root)
+    relation = f"{schema}.moved"
+    columns = ["id", "batch", "amount", "label", "applied_batches"]
+
+    spark.sql(f"insert into {schema}.moves values (1, 2, 5, 'a2'), (2, 2, 3, 'b2')")
+    failed = run_dbt(
+        ["run"], target, project_dir=root, variables={"interfere": True}, expect_pass=False
+    )
+    text = describe_failure(failed)
+    assert f"1 key(s) of {relation} were changed by another run between this run's" in text
+    assert "Rerun the interval: it applies exactly the batches still missing." in text
+    assert rows(spark, relation, columns) == [
+        (1, 9, 110, "other", [1, 9]),
+        (2, 2, 10, "b2", [1, 2]),
+    ]
+
+    run_dbt(["run"], target, project_dir=root)
+    assert rows(spark, relation, columns) == [
+        (1, 9, 115, "other", [1, 2, 9]),
+        (2, 2, 10, "b2", [1, 2]),
+    ]
+
+
+PIN_THEN_WRITE = """\
+{% macro pin_then_write() %}
+    {%- set table = target.schema ~ '.pinned_source' -%}
+    {%- do adapter.pin_view('pinned_rows', 'select id from ' ~ table) -%}
+    {%- do run_query('insert into ' ~ table ~ ' values (3)') -%}
+    {%- do run_query('delete from ' ~ table ~ ' where id = 1') -%}
+    {%- do run_query('create table ' ~ target.schema ~ '.seen as select * from pinned_rows') -%}
+    {%- do run_query('drop view pinned_rows') -%}
+{% endmacro %}
+"""
+
+
+def test_the_change_set_view_keeps_the_rows_it_was_computed_with_after_writes_to_its_table(
+    spark, target, schema, table_format, tmp_path
+):
+    """adapter.pin_view, which holds idempotent_merge's change set: writes to the table its
+    query reads (the MERGE's own, or another model's) do not recompute it, where a view cached
+    with CACHE TABLE is planned and computed again from the new table."""
+    root = write_project(tmp_path / "pin", {}, macros={"pin_then_write.sql": PIN_THEN_WRITE})
+    spark.sql(f"create schema if not exists {schema}")
+    spark.sql(f"create table {schema}.pinned_source (id bigint) using {table_format}")
+    spark.sql(f"insert into {schema}.pinned_source values (1), (2)")
+    run_dbt(["run-operation", "pin_then_write"], target, project_dir=root)
+    assert rows(spark, f"{schema}.seen", ["id"]) == [(1,), (2,)]
+    assert rows(spark, f"{schema}.pinned_source", ["id"]) == [(2,), (3,)]

@@ -165,7 +165,7 @@ class Scenario:
                 "set `spark.databricks.delta.commitInfo.userMetadata` =",
             ]
         if kill.point == "before":
-            return [f"cache table {kill.model}__dbt_changes as"]
+            return [f"computed once into the temporary view {kill.model}__dbt_changes"]
         if kill.point == "writing":
             return [f"merge into {relation} as target", f"merge into {relation}.branch_dbt_audit_"]
         # the report's query, which runs only after a commit (a MERGE, or a first load's CREATE)

@@ -9,7 +9,7 @@ change set and idempotent_merge_sql the one MERGE. The models are this project's
 Delta and Iceberg tables is proved in tests/test_idempotent_merge.py and the pipeline tests.
 
 Names as the materialization renders them: the model's staged rows m__dbt_tmp, the table
-analytics.m, the cached change set m__dbt_changes. Expected SQL is compared with whitespace
+analytics.m, the change set m__dbt_changes. Expected SQL is compared with whitespace
 normalized (base.normalize).
 """
 

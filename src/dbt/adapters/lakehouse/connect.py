@@ -7,7 +7,7 @@ is built in dbt's process and executed by the server. dbt-spark's session cursor
 everything but ``execute`` (its ``execute`` would build a classic SparkSession per statement).
 
 The session is created once per process and server address, released when the process exits
-(the server then drops its temporary views and cached change sets at once, not after its idle
+(the server then drops its temporary views and change sets at once, not after its idle
 timeout), and checked on creation: a server that does not listen gives one line naming
 ``lakehouse serve``, and a server of the other table format (a Delta server for an Iceberg
 target) one line saying so.

@@ -4,11 +4,15 @@
 import time
 from typing import Any
 
+from dbt_common.events.contextvars import get_node_info
+from dbt_common.events.functions import fire_event
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt.adapters.base import BaseRelation, PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
-from dbt.adapters.lakehouse import audit, determinism, identifiers, ledger, listing, show
+from dbt.adapters.events.types import SQLQuery, SQLQueryStatus
+from dbt.adapters.lakehouse import audit, determinism, identifiers, ledger, listing, pinned, show
+from dbt.adapters.lakehouse.bindings import SESSION_METHODS
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_run_interval
 from dbt.adapters.lakehouse.python_submissions import SessionPythonJobHelper
@@ -110,6 +114,25 @@ class LakehouseAdapter(SparkAdapter):
         time order, 'lines': the same as text}; macro lakehouse_intervals."""
         pieces = ledger.listing(model_id, [(str(v), m) for v, m in commits], begin)
         return {"intervals": pieces, "lines": ledger.lines(relation, pieces, version_label)}
+
+    @available
+    def pin_view(self, name: str, sql: str) -> None:
+        """The rows of sql computed once, now, into the temporary view name (pinned.py: a
+        local checkpoint, which no later write re-plans; CACHE TABLE on a target without a
+        Spark session in dbt's process). Logged and timed like any statement of the model."""
+        connection = self.connections.get_thread_connection()
+        if connection.credentials.method not in SESSION_METHODS:
+            self.connections.add_query(f"cache table {name} as {sql}", auto_begin=False)
+            return
+        connection.handle  # noqa: B018 (opens a lazy connection: the embedded session starts there)
+        sql = self.connections._add_query_comment(sql)
+        logged = f"-- computed once into the temporary view {name} (localCheckpoint)\n{sql}"
+        fire_event(SQLQuery(conn_name=connection.name, sql=logged, node_info=get_node_info()))
+        started = time.perf_counter()
+        with self.connections.exception_handler(sql):
+            pinned.pin_rows(connection.credentials, name, sql)
+        elapsed = time.perf_counter() - started
+        fire_event(SQLQueryStatus(status="OK", elapsed=elapsed, node_info=get_node_info()))
 
     @available
     def stage_audited(self, relation: BaseRelation, details: dict) -> str:

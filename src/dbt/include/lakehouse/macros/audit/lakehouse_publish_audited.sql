@@ -13,7 +13,7 @@
         staged model it reads was held back; otherwise leave its published table as it was
         (same version or snapshot, same rows, no ledger entry). Publishing is one commit per
         model: Iceberg fast-forwards main to the model's branch, Delta runs the kept MERGE of
-        the cached change set (with its ledger entry), a first load renames its
+        the change set computed at staging (with its ledger entry), a first load renames its
         <model>__dbt_audit table. Each refuses when the table changed since the change was
         staged (another writer committed: the audited rows are not what would be published):
         nothing is published, and once every model is handled the hook fails with one error
@@ -54,12 +54,12 @@
         {%- do lakehouse_publish_stage(stage) -%}
         {{ log('lakehouse_publish_audited: published ' ~ stage.published ~ ': ' ~ stage.message | replace(' (staged for audit)', ''), info=True) }}
     {%- endfor -%}
-    {#- Delta stages' temporary views last: a later stage's cached change set may read an earlier one's -#}
+    {#- Delta stages' temporary views last, once every kept MERGE has run -#}
     {%- for stage in stages if stage.kind == 'merge' -%}
         {%- do run_query('drop view if exists ' ~ stage.staged) -%}
         {%- do run_query('drop view if exists ' ~ stage.changes) -%}
         {%- if stage.tmp_table -%}
-            {#- a Python model's staged rows, which the cached change set read -#}
+            {#- a Python model's staged rows, which its change set was computed from -#}
             {%- do run_query('drop table if exists ' ~ stage.tmp_table) -%}
         {%- endif -%}
     {%- endfor -%}

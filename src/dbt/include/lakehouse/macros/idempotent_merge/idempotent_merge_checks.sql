@@ -160,11 +160,15 @@
             orders them;
           - an empty source while the target holds rows in the interval that
             delete_missing_in_interval would delete (unless allow_empty_interval).
-        One aggregate query (a single pass over the source) counts rows, keys, (key, batch)
-        pairs, NULLs, rows outside the interval, and the distinct rows against the distinct
-        (key, guard) pairs: conflicting rows exist exactly when there are more of the first.
-        Only then a second query fetches examples for the message; the table is read only
-        when the source is empty.
+        One aggregate query (a single pass over the source, one distinct count: its keys)
+        counts rows, keys, NULLs and rows outside the interval. When every key has one row
+        (the usual interval), nothing can conflict and the (key, guard) pairs are the keys.
+        Only when some key has several rows a second pass counts the distinct (key, guard)
+        pairs (for batch_column, (key, batch)) and the distinct rows: conflicting rows exist
+        exactly when there are more of the second, and only then a third query fetches
+        examples for the message. Each distinct count more in one query makes Spark expand
+        every row once more, which is why the usual case counts only the keys. The table is
+        read only when the source is empty.
         Returns {'source_rows': n, 'source_keys': n, 'source_units': n}: units are the keys, or
         for batch_column the distinct (key, batch) pairs.
     -#}
@@ -180,8 +184,6 @@
         select
             count(*) as source_rows,
             count(distinct struct({{ idempotent_merge_names(keys) | join(', ') }})) as source_keys,
-            count(distinct struct({{ idempotent_merge_names(tie_columns) | join(', ') }})) as source_units,
-            count(distinct struct({{ idempotent_merge_names(cfg.columns) | join(', ') }})) as distinct_rows,
             count_if({{ null_key | join(' or ') }}) as null_key_rows,
             {{ 'count_if(' ~ adapter.quote_column(guard) ~ ' is null)' if guard else '0' }} as null_guard_rows,
             {{ 'count_if(not coalesce(' ~ in_scope ~ ', false))' if in_scope else '0' }} as outside_rows,
@@ -193,6 +195,18 @@
         from {{ source }}
     {%- endset -%}
     {%- set p = run_query(profile_sql).rows[0] -%}
+    {#- one row per key: the (key, guard) pairs are the keys and every row is distinct -#}
+    {%- set repeats = {'source_units': p['source_keys'], 'distinct_rows': p['source_rows']} -%}
+    {%- if p['source_rows'] > p['source_keys'] -%}
+        {%- set repeats_sql -%}
+            select
+                count(distinct struct({{ idempotent_merge_names(tie_columns) | join(', ') }})) as source_units,
+                count(distinct struct({{ idempotent_merge_names(cfg.columns) | join(', ') }})) as distinct_rows
+            from {{ source }}
+        {%- endset -%}
+        {%- set counted = run_query(repeats_sql).rows[0] -%}
+        {%- do repeats.update({'source_units': counted['source_units'], 'distinct_rows': counted['distinct_rows']}) -%}
+    {%- endif -%}
     {%- set problems = [] -%}
     {%- if p['null_key_rows'] > 0 and not cfg.allow_null_keys -%}
         {%- set problem -%}
@@ -228,7 +242,7 @@
         {%- endset -%}
         {%- do problems.append(problem) -%}
     {%- endif -%}
-    {%- if not problems and p['distinct_rows'] > p['source_units'] -%}
+    {%- if not problems and repeats.distinct_rows > repeats.source_units -%}
         {%- do problems.append(idempotent_merge_conflicts(cfg, source, tie_columns)) -%}
     {%- endif -%}
     {%- if not problems and p['source_rows'] == 0 and cfg.delete_missing and target is not none and not cfg.allow_empty_interval -%}
@@ -251,7 +265,7 @@
     {{ return({
         'source_rows': p['source_rows'],
         'source_keys': p['source_keys'],
-        'source_units': p['source_units'] if cfg.batch_column else p['source_keys'],
+        'source_units': repeats.source_units if cfg.batch_column else p['source_keys'],
     }) }}
 {% endmacro %}
 

@@ -1,6 +1,6 @@
 {#-
     idempotent_merge, stage 4: the run. Once the model's rows are staged: the checks, then a
-    first load's CREATE or the cached change set and its MERGE (none when nothing changes), each
+    first load's CREATE or the change set (computed once) and its MERGE (none when nothing changes), each
     one commit labelled with the interval ledger entry, and one report line.
 -#}
 
@@ -19,7 +19,8 @@
              which replaces a table only on --full-refresh (a table another run created
              meanwhile is refused: idempotent_merge_assert_absent, idempotent_merge_create_sql);
              otherwise the real changes (idempotent_merge_changes_sql, or
-             idempotent_merge_batches_sql) computed once into a cached temporary view and,
+             idempotent_merge_batches_sql) computed once into a temporary view of pinned
+             rows (adapter.pin_view) and,
              only if there are any, one MERGE: one atomic commit, or nothing;
           5. one report line (idempotent_merge_report), which names a schema change of
              step 1 too (the columns added or dropped, and Delta's version of the ALTER).
@@ -102,15 +103,15 @@
         {%- endif -%}
         {#- a model allowed to be non-deterministic may return other rows on the next read: keep the newest-row window -#}
         {%- set one_row_per_key = source_stats.source_rows == source_stats.source_keys and not cfg.allow_nondeterministic -%}
-        {#- computed once, here, into a cached view: the count and the MERGE (which may read its source twice) use these rows -#}
-        {%- call statement('idempotent_merge_changes') -%}
-            cache table {{ changes }} as
+        {#- computed once, here, into a temporary view of pinned rows (adapter.pin_view: a local checkpoint, which the MERGE's write cannot re-plan): the count, the MERGE (which may read its source twice) and the check after it use these rows -#}
+        {%- set changes_sql -%}
             {% if batch_mode -%}
             {{ idempotent_merge_batches_sql(cfg, source, base) }}
             {%- else -%}
             {{ idempotent_merge_changes_sql(cfg, source, base, one_row_per_key) }}
             {%- endif %}
-        {%- endcall -%}
+        {%- endset -%}
+        {%- do adapter.pin_view(changes, changes_sql) -%}
         {%- set count_sql -%}
             select
                 dbt_im_op,
@@ -154,7 +155,7 @@
             {%- do planned.update({'applied': applied_units | sum}) -%}
         {%- endif -%}
         {%- if not (stage and stage.kind == 'merge') -%}
-            {#- a Delta stage's MERGE reads the cached change set at the publish; its views are dropped then -#}
+            {#- a Delta stage's MERGE reads the change set at the publish; its views are dropped then -#}
             {%- do run_query('drop view if exists ' ~ changes) -%}
         {%- endif -%}
         {%- set planned = planned or none -%}

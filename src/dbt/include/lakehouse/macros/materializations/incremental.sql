@@ -97,7 +97,7 @@
             {%- endcall -%}
         {%- endif -%}
         {%- if language == 'python' and outcome.stage and outcome.stage.kind == 'merge' -%}
-            {#-- a Delta audit stage's cached change set reads the staged rows until its MERGE is published: dropped then --#}
+            {#-- a Delta audit stage keeps the staged rows until its MERGE is published: dropped then, with the stage's views --#}
             {%- do outcome.stage.update({'tmp_table': tmp_relation | string}) -%}
         {%- elif language == 'python' -%}
             {#-- a Python model stages a real table; drop it (a SQL model's temp view ends with the session) --#}
