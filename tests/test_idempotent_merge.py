@@ -558,6 +558,47 @@ def test_a_batch_another_run_committed_meanwhile_fails_the_run_and_the_rerun_app
     ]
 
 
+# an upstream writer adding a row to the model's source after the checks read it and before
+# the change set is computed (the root project's macro of the same name wins; it renders
+# the adapter's own through the dbt namespace)
+LATE_ARRIVAL = """\
+{% macro idempotent_merge_changes_sql(cfg, source, target, one_row_per_key=false) %}
+    {%- if var('arrive', false) -%}
+        {%- do run_query("insert into " ~ this.schema ~ ".src values"
+            ~ " (3, 'c', 'z', 30, timestamp'2026-10-02 09:00:00')") -%}
+    {%- endif -%}
+    {{ return(dbt.idempotent_merge_changes_sql(cfg, source, target, one_row_per_key)) }}
+{% endmacro %}
+"""
+
+
+def test_a_row_written_upstream_during_the_run_waits_for_the_next_run(
+    spark, target, schema, table_format, tmp_path
+):
+    """The checks and the change set read the same rows: the model's rows are computed once.
+    A second copy of key 3 written to the source between them would otherwise reach the MERGE
+    unchecked, as a second insert of key 3 (the checks had found one row per key, so the
+    newest-row window was skipped). The next run reads both copies and inserts nothing."""
+    root = write_project(
+        tmp_path / "late", {"merged.sql": versioned_model()}, macros={"late.sql": LATE_ARRIVAL}
+    )
+    spark.sql(f"create schema if not exists {schema}")
+    fill_source(spark, schema, table_format, [(1, "a", "x", 10, T0), (2, "b", "y", 20, T0)])
+    run_dbt(["run"], target, project_dir=root)
+    spark.sql(f"insert into {schema}.src values (3, 'c', 'z', 30, timestamp'2026-10-02 09:00:00')")
+    expected = [(1, "a", "x", 10, T0), (2, "b", "y", 20, T0), (3, "c", "z", 30, T1)]
+
+    run_dbt(["run"], target, project_dir=root, variables={"arrive": True})
+    relation = f"{schema}.merged"
+    assert rows(spark, relation, COLUMNS, ["id"]) == expected
+    assert spark.table(f"{schema}.src").where("id = 3").count() == 2  # the late copy landed
+
+    before = commit_count(spark, relation, table_format)
+    run_dbt(["run"], target, project_dir=root)
+    assert rows(spark, relation, COLUMNS, ["id"]) == expected
+    assert commit_count(spark, relation, table_format) == before
+
+
 PIN_THEN_WRITE = """\
 {% macro pin_then_write() %}
     {%- set table = target.schema ~ '.pinned_source' -%}

@@ -1,8 +1,10 @@
 """A query's rows computed once into a temporary view that no later write can change.
 
-idempotent_merge computes its change set once and reads it three times: the count per
-operation, the MERGE (which may read its source twice), and for batch_column the check after
-the MERGE. ``CACHE TABLE v AS <query>`` does not keep those rows. Spark caches the *plan*: a
+idempotent_merge pins two things. The interval's rows of a SQL model merging into an
+existing table (the staged ``<model>__dbt_tmp``), so that the source check and the change set
+read the same rows, whatever an upstream writer commits in between. And its change set, read
+three times: the count per operation, the MERGE (which may read its source twice), and for
+batch_column the check after the MERGE. ``CACHE TABLE v AS <query>`` does not keep those rows. Spark caches the *plan*: a
 write to a table the plan reads makes Spark plan it again (``CacheManager.recacheByPlan``,
 called by Delta's and Iceberg's MERGE on their own target) and the next read recomputes the
 rows from the new table. So the MERGE paid for planning the change set again, and a read after

@@ -79,9 +79,17 @@
                 drop table if exists {{ tmp_relation }}
             {%- endcall -%}
         {%- endif -%}
-        {%- call statement('create_tmp_relation', language=language) -%}
-            {{ create_table_as(True, tmp_relation, compiled_code, language) }}
-        {%- endcall -%}
+        {%- if idempotent and language == 'sql' and merge_into is not none -%}
+            {#-- an interval into an existing table: the model's rows computed once (adapter.pin_view),
+                 so the strategy's checks and its change set read the same rows; a view would run the
+                 model again for each, and rows an upstream writer adds in between would reach the
+                 MERGE unchecked (a second row of a key, a NULL key, a row outside the interval) --#}
+            {%- do adapter.pin_view(tmp_relation | string, compiled_code) -%}
+        {%- else -%}
+            {%- call statement('create_tmp_relation', language=language) -%}
+                {{ create_table_as(True, tmp_relation, compiled_code, language) }}
+            {%- endcall -%}
+        {%- endif -%}
         {%- if idempotent -%}
             {%- set outcome = idempotent_merge_run(plan, tmp_relation, target_relation, merge_into, on_schema_change, file_format) -%}
             {#-- the strategy ran its own statements; the model's result records what they did --#}
