@@ -1,7 +1,8 @@
 """Column names that need quoting: a space, a reserved word (`order`, `select`), mixed case, a
 non-ASCII letter, as keys (composite), version, tie-break, interval, event-time and batch
-columns and update / insert expression targets, in a seed, a SQL model, a Python model, a
-microbatch model and a batch_column model of idempotent_merge.
+columns and update / insert expression targets, in a seed, a SQL model (with a model contract
+on those names), a Python model, a microbatch model and a batch_column model of
+idempotent_merge.
 
 The strategy writes every name it renders through one helper (identifiers.py): plain names as
 they are, the others in backticks. On Delta such names need column mapping; a project turns it
@@ -118,6 +119,22 @@ seeds:
       column_types: {"customer name": string, "batch no": bigint, "Total €": bigint,
                      "pay day": date}
 """
+# a model contract on such names, without `quote: true`: dbt's own check wrote them bare
+MODELS_YML = """\
+version: 2
+models:
+  - name: quoted_orders
+    config:
+      contract: {enforced: true}
+      on_schema_change: fail
+    columns:
+      - {name: customer name, data_type: string, constraints: [{type: not_null}]}
+      - {name: order, data_type: bigint}
+      - {name: Größe, data_type: string}
+      - {name: select, data_type: string}
+      - {name: Updated At, data_type: timestamp}
+      - {name: order day, data_type: date}
+"""
 ORDERS_HEADER = "customer name,order,Größe,select,Updated At,order day\n"
 # Bo Ek's order 1 has two rows of one version: tie_break_column `select` keeps the 'b' row
 ORDERS_FIRST = ORDERS_HEADER + (
@@ -162,6 +179,7 @@ def project(tmp_path, orders_csv: str):
         "quoted_orders_df.py": ORDERS_PY,
         "quoted_totals.sql": TOTALS_SQL,
         "quoted_orders_batched.sql": BATCHED_SQL,
+        "models.yml": MODELS_YML,
     }
     seeds = {
         "customer_orders.csv": orders_csv,

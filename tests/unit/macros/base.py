@@ -16,7 +16,7 @@ and rendered against a small stub of dbt's context:
 - `model` carries the unique_id, language and compiled_code the messages and the determinism
   check read, and the yml's columns and constraints a contract check reads;
 - `var`, `invocation_args_dict` and `flags.WHICH` give the interval vars, the event-time flags
-  and the command, as dbt hands them to a model.
+  and the command, as dbt hands them to a model; `cast` renders as dbt's default__cast.
 
 Anything else a macro reaches for (run_query, statement, log, ...) is not stubbed: the macros
 rendered here are the SQL renderers and the config check, which run no query.
@@ -102,6 +102,9 @@ class StubAdapter:
     def quote_column(self, name: str) -> str:
         return identifiers.quote_column(str(name))
 
+    def quote(self, identifier: str) -> str:  # dbt-spark's SparkAdapter.quote
+        return f"`{identifier}`"
+
     def column_name(self, written: str) -> str:
         return identifiers.column_name(str(written))
 
@@ -158,6 +161,8 @@ class Macros:
             # dbt's invocation_args_dict (the event-time flags) and flags.WHICH (the command)
             "invocation_args_dict": invocation_args or {},
             "flags": SimpleNamespace(WHICH=command),
+            # dbt's cast() as its default__cast renders it
+            "cast": lambda field, data_type: f"cast({field} as {data_type})",
             **{name: functools.partial(self._call, name) for name in defined_in},
         }
         for template in set(defined_in.values()):

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from unit.macros.base import Macros
+from unit.macros.base import Macros, normalize
 
 COLUMNS = {
     "id": {"name": "id", "data_type": "bigint", "constraints": [{"type": "not_null"}]},
@@ -39,3 +39,26 @@ def test_only_an_enforced_contract_or_enforce_column_types_binds_the_columns(
     macros = Macros(config, columns=COLUMNS, constraints=CONSTRAINTS)
     assert macros.idempotent_merge_contract_enforced() is bound
     assert macros.idempotent_merge_not_null_columns() == (["id", "day"] if bound else [])
+
+
+def test_the_contract_check_writes_each_name_as_spark_reads_it() -> None:
+    """dbt's own check and its select around a contracted query wrote `customer name` bare
+    unless the yml said quote: true (Spark: PARSE_SYNTAX_ERROR); names that need it are written
+    in backticks, quote: true always is."""
+    columns = {
+        "id": {"name": "id", "data_type": "bigint"},
+        "customer name": {"name": "customer name", "data_type": "string"},
+        "order": {"name": "order", "data_type": "bigint"},
+        "Größe": {"name": "Größe", "data_type": "string"},
+        "status": {"name": "status", "data_type": "string", "quote": True},
+    }
+    macros = Macros({}, columns=columns)
+    assert normalize(macros.lakehouse__get_empty_schema_sql(columns)) == (
+        "select cast(null as bigint) as id, cast(null as string) as `customer name`, "
+        "cast(null as bigint) as `order`, cast(null as string) as `Größe`, "
+        "cast(null as string) as `status`"
+    )
+    # the select around the query that creates a contracted model's table
+    assert normalize(macros.lakehouse__get_column_names()) == (
+        "id, `customer name`, `order`, `Größe`, `status`"
+    )
