@@ -624,3 +624,40 @@ def test_the_change_set_view_keeps_the_rows_it_was_computed_with_after_writes_to
     run_dbt(["run-operation", "pin_then_write"], target, project_dir=root)
     assert rows(spark, f"{schema}.seen", ["id"]) == [(1,), (2,)]
     assert rows(spark, f"{schema}.pinned_source", ["id"]) == [(2,), (3,)]
+
+
+def test_a_first_load_meeting_another_runs_files_is_refused_and_the_rerun_merges(
+    spark, target, schema, table_format, project
+):
+    """Two first loads of one Delta table at once: the second CREATE finds the first one's data
+    files in the table's folder before its first commit (DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION).
+    That moment is set up here by hand: a data file in the folder, no log yet. The run is
+    refused as a table created meanwhile is, and once the other run's table exists the rerun
+    merges into it."""
+    if table_format != "delta":
+        pytest.skip("Iceberg's CREATE writes into a folder whatever files it holds")
+    root = project(merged=versioned_model())
+    spark.sql(f"create schema if not exists {schema}")
+    fill_source(spark, schema, table_format, [(1, "a", "x", 1, T1), (2, "a", "y", 2, T1)])
+    warehouse = spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")
+    folder = f"{warehouse}/{schema}.db/merged"
+    # the other run's data file, written before its first commit
+    spark.createDataFrame([(1, "a", "x", 1, T0)], SOURCE_COLUMNS).write.parquet(f"{folder}/other")
+    text = describe_failure(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+    assert (
+        "Model model.scratch.merged (incremental_strategy='idempotent_merge'): "
+        "nothing of this run was committed, because "
+        f"- the CREATE of {schema}.merged failed: its folder holds files but no Delta table yet: "
+        "another run is creating the table right now (two first loads at once), or an earlier "
+        "table left files there. "
+        "Run the same interval again once the other run finished: the rerun finds the table and "
+        "merges into it. If no other run writes it, remove the leftover files of its folder."
+    ) in " ".join(text.split())
+    assert not spark.catalog.tableExists(f"{schema}.merged")
+    # the other run commits its first load (Delta ignores the files its log does not name)
+    spark.createDataFrame([(1, "a", "x", 1, T0)], SOURCE_COLUMNS).write.format("delta").mode(
+        "append"
+    ).save(folder)
+    spark.sql(f"create table {schema}.merged using delta location '{folder}'")
+    run_dbt(["run"], target, project_dir=root)
+    assert rows(spark, f"{schema}.merged", COLUMNS) == [(1, "a", "x", 1, T1), (2, "a", "y", 2, T1)]

@@ -96,10 +96,13 @@ def test_one_build_runs_every_model_test_and_snapshot(
     ]
     provider = spark.sql(f"describe table extended {schema}.orders").filter("col_name = 'Provider'")
     assert provider.first()["data_type"].lower() == table_format
+    # The snapshot records what analysts could read: orders staged its first load in this
+    # build, published only once its tests passed, so the snapshot met the published, empty table.
+    assert rows(spark, f"{schema}.orders_snapshot", ["order_id"]) == []
     # A second build of the same interval changes nothing and still passes every test.
     run_dbt([*BUILD, *DAY_1], target)
     assert rows(spark, f"{schema}.orders", ["order_id", "status"])[0] == (1001, "shipped")
-    # Snapshotting into the existing table (this failed on Iceberg) adds no version.
+    # Snapshotting into the existing table (this failed on Iceberg) records the published orders.
     assert rows(spark, f"{schema}.orders_snapshot", ["order_id", "status", "dbt_valid_to"]) == [
         (1001, "shipped", None),
         (1002, "cancelled", None),

@@ -2,19 +2,23 @@
 interval only after every data test on it passed, on both formats.
 
 One scratch project: `scores` (an audited idempotent_merge model with a not_null and a unique
-test), `score_totals` downstream of it (audited too) and `teams` beside them (audited, its
-test always passes). Every expected row is written by hand below.
+test), downstream of it `score_totals` (audited too), `score_days` (publish: 'direct') and the
+view `score_list`, and `teams` beside them (audited, its test always passes). Every expected
+row is written by hand below.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 from datetime import date, datetime
 
 import pytest
+from support.processes import step_env
 from support.tables import rows, table_names
 
-from retry_safe.project import run_dbt
+from retry_safe.project import PROJECT_DIR, run_dbt
+from retry_safe.scenario import command
 from retry_safe.scratch import write_project
 from retry_safe.tables import commits
 
@@ -32,6 +36,17 @@ TOTALS_SQL = (
     + "select day, sum(amount) as total, max(updated_at) as updated_at from {{ ref('scores') }}\n"
     + "where {{ in_interval('day', 'date') }}\ngroup by day\n"
 )
+# publish: 'direct' (the default), downstream of the audited scores
+SCORE_DAYS_SQL = (
+    "{{ config(materialized='incremental', incremental_strategy='idempotent_merge', "
+    "unique_key='day', version_column='updated_at') }}\n"
+    "select day, count(*) as orders, max(updated_at) as updated_at from {{ ref('scores') }}\n"
+    "where {{ in_interval('day', 'date') }}\ngroup by day\n"
+)
+# a view stores a query: its definition names the published scores, never the stage
+SCORE_LIST_SQL = "{{ config(materialized='view') }}\nselect id, status from {{ ref('scores') }}\n"
+# a table model would write rows built from the staged scores at once: refused
+SCORE_TABLE_SQL = "{{ config(materialized='table') }}\nselect id from {{ ref('scores') }}\n"
 # a Python model: on Delta its staged rows (<model>__dbt_tmp) outlive the model until published
 TEAMS_PY = """\
 from pyspark.sql import functions as F
@@ -93,6 +108,15 @@ def branches(spark, relation: str) -> list[str]:
     return sorted(r.name for r in spark.sql(f"select name from {relation}.refs").collect())
 
 
+def unpublished_snapshots(spark, relation: str) -> list[int]:
+    """Iceberg snapshots of the table that are not in main's history."""
+    query = (
+        f"select snapshot_id from {relation}.snapshots where snapshot_id not in "
+        f"(select snapshot_id from {relation}.history where is_current_ancestor)"
+    )
+    return [row.snapshot_id for row in spark.sql(query).collect()]
+
+
 def outcomes(result) -> dict[str, str]:
     return {
         r.node.name: str(r.status)
@@ -122,21 +146,31 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
     models = {
         "scores.sql": SCORES_SQL,
         "score_totals.sql": TOTALS_SQL,
+        "score_days.sql": SCORE_DAYS_SQL,
+        "score_list.sql": SCORE_LIST_SQL,
         "teams.py": TEAMS_PY,
         "models.yml": MODELS_YML,
     }
     root = write_project(tmp_path / "project", models, project=PUBLISH)
-    scores, totals, teams = (f"{schema}.{name}" for name in ("scores", "score_totals", "teams"))
+    scores, totals, days, teams = (
+        f"{schema}.{name}" for name in ("scores", "score_totals", "score_days", "teams")
+    )
+    tables = {"src", "teams_src", "scores", "score_totals", "score_days", "score_list", "teams"}
 
-    # day 1, a first load: staged in scores__dbt_audit, renamed once its tests passed
+    # day 1, a first load: the table created empty, its rows staged and published once its
+    # tests passed; the direct score_days staged and published with it; the view created on
+    # the (empty) published table
     run_dbt(["build", *DAY_1], target, project_dir=root)
     assert rows(spark, scores, SCORE_COLUMNS) == [
         (1, D1, "placed", 10, T1),
         (2, D1, "placed", 20, T1),
     ]
     assert rows(spark, totals, ["day", "total"]) == [(D1, 30)]
+    assert rows(spark, days, ["day", "orders"]) == [(D1, 2)]
+    assert rows(spark, f"{schema}.score_list", ["id", "status"]) == [(1, "placed"), (2, "placed")]
     assert ledger(spark, scores, table_format) == [("2026-11-01", "create")]
-    assert table_names(spark, schema) == {"src", "teams_src", "scores", "score_totals", "teams"}
+    assert ledger(spark, days, table_format) == [("2026-11-01", "create")]
+    assert table_names(spark, schema) == tables
 
     # day 2 brings an order without a status: not_null fails, scores stays at its version
     spark.sql(
@@ -168,6 +202,8 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
         "not_null_scores_status": "fail",
         "score_totals": "skipped",
         "not_null_score_totals_day": "skipped",
+        "score_days": "skipped",
+        "score_list": "skipped",
         "teams": "success",
         "not_null_teams_team": "pass",
     }
@@ -183,11 +219,10 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
     assert published_version(spark, teams, table_format) != before[teams]
     assert rows(spark, teams, ["team", "day"]) == [("blue", D2), ("red", D1)]
     if table_format == "iceberg":
-        # the failed change stays on its branch for inspection, main untouched
-        kept = [b for b in branches(spark, scores) if b != "main"]
-        assert len(kept) == 1 and kept[0].startswith("dbt_audit_"), kept
-        staged = rows(spark, f"{scores}.branch_{kept[0]}", ["id", "status"])
-        assert staged == [(1, "shipped"), (2, "placed"), (3, None)]
+        # the failed change is discarded: no branch, and no snapshot beside main's (a reader
+        # taking the newest of <table>.snapshots read its rows)
+        assert branches(spark, scores) == ["main"]
+        assert unpublished_snapshots(spark, scores) == []
 
     messages = {r.node.name: r.message for r in failed.result.results}
     why = "its data tests did not pass (not_null_scores_status fail)"
@@ -207,6 +242,8 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
         "not_null_scores_status": "pass",
         "score_totals": "success",
         "not_null_score_totals_day": "pass",
+        "score_days": "success",
+        "score_list": "success",
     }
     assert rows(spark, scores, SCORE_COLUMNS) == [
         (1, D2, "shipped", 10, T2),
@@ -215,6 +252,8 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
     ]
     # an interval model: day 1's total is not recomputed when order 1 moves to day 2
     assert rows(spark, totals, ["day", "total"]) == [(D1, 30), (D2, 40)]
+    # day 1's count is not recomputed either
+    assert rows(spark, days, ["day", "orders"]) == [(D1, 2), (D2, 2)]
     assert ledger(spark, scores, table_format) == [
         ("2026-11-01", "create"),
         ("2026-11-02", "merge"),
@@ -231,12 +270,32 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
         "(9, date'2026-11-03', 'placed', 90, timestamp'2026-11-03 10:00:00')\"\n"
         '  - "{{ lakehouse_publish_audited(results) }}"\n'
     )
+    # and a table model reading scores joins the project: refused before it writes
+    models["score_table.sql"] = SCORE_TABLE_SQL
     root = write_project(tmp_path / "project", models, project=writer)
-    raced = run_dbt(["build", *DAY_3], target, project_dir=root, expect_pass=False)
+    days_before = published_version(spark, days, table_format)
+    logged: list[str] = []
+    raced = run_dbt(
+        ["build", *DAY_3],
+        target,
+        project_dir=root,
+        expect_pass=False,
+        callbacks=[lambda event: logged.append(event.info.msg)],
+    )
     message = " ".join(str(raced.exception).split())
     assert "nothing was published for these models, because their table changed" in message, message
     assert f"{scores} (model.scratch.scores)" in message, message
     assert "Run the same interval again" in message
+    # (the failed hook leaves dbt no results: the model's error is in its log)
+    assert (
+        "model.scratch.score_table reads model.scratch.scores, whose change is staged for audit "
+        "in this build and not published yet, and a table model cannot wait for that audit: it "
+        "would publish rows built from a change that may never be published. Nothing was "
+        "written. Build it in a later invocation (dbt build --exclude score_table, then dbt "
+        "build --select score_table), make it an incremental model with "
+        "incremental_strategy='idempotent_merge' (it is then staged and published with what it "
+        "reads), or set publish: 'direct' on scores."
+    ) in " ".join(" ".join(logged).split())
     assert rows(spark, scores, ["id", "day", "status"]) == [
         (1, D2, "shipped"),
         (2, D1, "placed"),
@@ -247,14 +306,19 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
         ("2026-11-01", "create"),
         ("2026-11-02", "merge"),
     ]
-    # score_totals read the staged scores: held back with it
+    # score_totals and score_days (publish: 'direct') read the staged scores: held back with it
     assert rows(spark, totals, ["day", "total"]) == [(D1, 30), (D2, 40)]
+    assert published_version(spark, days, table_format) == days_before
+    assert rows(spark, days, ["day", "orders"]) == [(D1, 2), (D2, 2)]
+    # the view reads the published scores
+    assert rows(spark, f"{schema}.score_list", ["id"]) == [(1,), (2,), (3,), (9,)]
 
     if table_format == "iceberg":
-        # the refused change stays on its branch until the model's next run
-        assert len(branches(spark, scores)) == 2
+        # the refused change is discarded, and the change staged with it
+        assert branches(spark, scores) == branches(spark, days) == ["main"]
+        assert unpublished_snapshots(spark, scores) == unpublished_snapshots(spark, days) == []
     # nothing staged is left as a table (a Python model's staged rows included)
-    assert table_names(spark, schema) == {"src", "teams_src", "scores", "score_totals", "teams"}
+    assert table_names(spark, schema) == tables
 
 
 UNKNOWN_SQL = SCORES_SQL.replace("publish='audited'", "publish='sometimes'")
@@ -277,7 +341,7 @@ models:
 
 
 @pytest.mark.format_independent
-def test_bad_publish_configs_are_refused_and_a_run_publishes_directly(
+def test_bad_publish_configs_are_refused_and_what_no_test_audits_publishes_directly(
     spark, target, schema, table_format, tmp_path
 ):
     spark.sql(f"create schema if not exists {schema}")
@@ -319,7 +383,7 @@ def test_bad_publish_configs_are_refused_and_a_run_publishes_directly(
         if r.node.resource_type == "model"
     } == {
         "unknown_publish": "error",
-        "untested": "error",
+        "untested": "success",
         "audited_microbatch": "error",
         "unhooked": "error",
     }
@@ -329,11 +393,11 @@ def test_bad_publish_configs_are_refused_and_a_run_publishes_directly(
         "publish is \"sometimes\", which is not a known value. Use 'audited'"
         in messages["unknown_publish"]
     )
-    assert (
-        "publish is 'audited' but the model has no data tests, so nothing would audit its change "
-        "before it is published. Declare data_tests on the model or its columns in its yml, or set "
-        "publish: 'direct'."
-    ) in messages["untested"]
+    # a model of a `+publish: audited` project without data tests has nothing to audit it: it
+    # publishes directly, and says so (it was refused, before its first run)
+    assert any("published directly: it has no data tests to audit it" in m for m in logged)
+    assert rows(spark, f"{schema}.untested", ["id", "status"]) == [(1, "placed")]
+    del messages["untested"]
     assert "publish is 'audited' on a microbatch model." in messages["audited_microbatch"]
     assert (
         "the project's on-run-end does not call lakehouse_publish_audited, so nothing would publish "
@@ -345,7 +409,7 @@ def test_bad_publish_configs_are_refused_and_a_run_publishes_directly(
             f"Model model.scratch.{name} (incremental_strategy='idempotent_merge'): nothing was written"
             in messages[name]
         )
-    assert table_names(spark, schema) == {"src"}
+    assert table_names(spark, schema) == {"src", "untested"}
 
     # a build that leaves one of an audited model's tests out would publish without it
     partial = run_dbt(
@@ -360,7 +424,7 @@ def test_bad_publish_configs_are_refused_and_a_run_publishes_directly(
         "not_null_unhooked_status): its change would be published without them. Select the "
         "model with all its tests (dbt build --select unhooked), or set publish: 'direct'."
     ) in " ".join(message.split())
-    assert table_names(spark, schema) == {"src"}
+    assert table_names(spark, schema) == {"src", "untested"}
 
     # dbt run runs no test: an audited model publishes directly, and says so
     logged.clear()
@@ -372,7 +436,7 @@ def test_bad_publish_configs_are_refused_and_a_run_publishes_directly(
     )
     assert [str(r.status) for r in result.result.results] == ["success"]
     assert rows(spark, f"{schema}.unhooked", ["id", "status"]) == [(1, "placed")]
-    assert table_names(spark, schema) == {"src", "unhooked"}
+    assert table_names(spark, schema) == {"src", "untested", "unhooked"}
     assert any("published directly: no data test of it runs in this run" in m for m in logged)
 
     # --full-refresh replaces the whole table, an operator's action: published directly, even
@@ -392,7 +456,7 @@ def test_bad_publish_configs_are_refused_and_a_run_publishes_directly(
     assert any(
         "published directly: --full-refresh replaces the whole table" in m for m in logged
     ), logged
-    assert table_names(spark, schema) == {"src", "unhooked"}
+    assert table_names(spark, schema) == {"src", "untested", "unhooked"}
 
 
 def test_a_metadata_only_delete_on_an_audit_branch_leaves_main_alone(spark, schema, table_format):
@@ -422,3 +486,86 @@ def test_a_metadata_only_delete_on_an_audit_branch_leaves_main_alone(spark, sche
         "on r.snapshot_id = s.snapshot_id where r.name = 'audit_1'"
     ).collect()
     assert [r.operation for r in operation] == ["delete"]
+
+
+SEED_SCORES_SQL = SCORES_SQL.replace("{{ target.schema }}.src", "{{ ref('src') }}")
+SRC_CSV = (
+    "id,day,status,amount,updated_at\n"
+    "1,2026-11-01,placed,10,2026-11-01 09:00:00\n"
+    "2,2026-11-01,,20,2026-11-01 09:00:00\n"
+)
+SRC_YML = """\
+version: 2
+seeds:
+  - name: src
+    config:
+      column_types: {id: bigint, day: date, status: string, amount: bigint, updated_at: timestamp}
+"""
+
+
+def test_dbt_retry_in_a_process_of_its_own_audits_as_the_build_did(target, table_format, tmp_path):
+    """As a scheduler runs it: `dbt build`, then `dbt retry`, each a process of its own. dbt's
+    retry sets no `selected_resources` (it stayed empty here, or held the build's selection
+    in-process), so the model was published directly ("no data test of it runs in this build")
+    before its failing test ran. Day 1 is a first load with an order without a status."""
+    root = write_project(
+        tmp_path / "project",
+        {"scores.sql": SEED_SCORES_SQL, "score_days.sql": SCORE_DAYS_SQL, "models.yml": MODELS_YML},
+        seeds={"src.csv": SRC_CSV, "src.yml": SRC_YML},
+        project=PUBLISH,
+    )
+    env = step_env(
+        LAKEHOUSE_HOME=str(tmp_path / "lakehouse"),
+        LAKEHOUSE_PROJECT_DIR=str(root),
+        LAKEHOUSE_SCHEMA="analytics",
+        DBT_TARGET=target,
+        DBT_TARGET_PATH=str(root / "target"),
+        DBT_LOG_PATH=str(root / "logs"),
+        DBT_WRITE_JSON="true",  # dbt retry reads run_results.json
+    )
+
+    def steps(plan: list[list[str]]) -> tuple[list[dict], dict]:
+        done = subprocess.run(
+            command(plan, ["scores", "score_days"], keep_going=True),
+            cwd=PROJECT_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+        lines = done.stdout.splitlines()
+        dumped = [x.removeprefix("DUMP ") for x in lines if x.startswith("DUMP ")]
+        assert dumped, done.stdout[-3000:] + done.stderr[-3000:]
+        reported = [json.loads(x.removeprefix("STEP ")) for x in lines if x.startswith("STEP ")]
+        return reported, json.loads(dumped[0])
+
+    # the build: scores staged (its table created empty), not_null fails, nothing published
+    build, tables = steps([["seed"], ["build", "scores+", "2026-11-01", "2026-11-02"]])
+    assert [step["ok"] for step in build] == [True, False]
+    assert tables["scores"]["rows"] == [] and tables["scores"]["ledger"] == []
+    # dbt retry with the data still bad: staged and audited again, nothing published, and the
+    # retry fails naming the test
+    [retry], tables = steps([["retry"]])
+    assert not retry["ok"]
+    assert (
+        "model.scratch.scores: not published: its data tests did not pass "
+        "(not_null_scores_status fail)"
+    ) in retry["error"]
+    assert "test.scratch.not_null_scores_status" in retry["error"]
+    assert tables["scores"]["rows"] == [] and tables["scores"]["ledger"] == []
+    assert tables["score_days"] is None
+    # the source fixed: dbt retry publishes day 1 once, and the direct model downstream with it
+    [fix, retry], tables = steps(
+        [["sql", "update analytics.src set status = 'placed' where id = 2"], ["retry"]]
+    )
+    assert fix["ok"] and retry["ok"], retry
+    assert tables["scores"]["rows"] == [
+        ["1", "2026-11-01", "placed", "10", "2026-11-01 09:00:00"],
+        ["2", "2026-11-01", "placed", "20", "2026-11-01 09:00:00"],
+    ]
+    # one entry: day 1, merged into the table the held-back first load had created empty
+    assert [
+        (json.loads(e)["interval_start"], json.loads(e)["load"]) for e in tables["scores"]["ledger"]
+    ] == [("2026-11-01T00:00:00+00:00", "merge")]
+    assert tables["score_days"]["rows"] == [["2026-11-01", "2", "2026-11-01 09:00:00"]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pyspark.errors import PySparkException
 
-from dbt.adapters.lakehouse.errors import spark_error_line
+from dbt.adapters.lakehouse.errors import first_load_conflict, spark_error_line
 
 CAST = (
     '[CAST_INVALID_INPUT] The value \'A-3\' of the type "STRING" cannot be cast to "BIGINT" '
@@ -73,3 +73,27 @@ def test_delta_refusing_a_column_name_names_the_columns_and_the_setting_that_all
         "server_side_parameters (every new table, seeds and Python models included), or "
         "tblproperties: {delta.columnMapping.mode: name} on the model."
     )
+
+
+def test_a_first_load_conflict_is_told_apart_from_any_other_error():
+    """Two first loads at once: the second CREATE's error, as dbt receives it (the format's
+    first line), says another run created the table; anything else is not such a conflict."""
+    cases = {
+        "[DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION] Cannot create table "
+        "('`spark_catalog`.`analytics`.`orders`'). The associated location "
+        "('file:/w/analytics.db/orders') is not empty and also not a Delta table.": (
+            "its folder holds files but no Delta table yet: another run is creating the table "
+            "right now (two first loads at once), or an earlier table left files there"
+        ),
+        "[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view "
+        "`spark_catalog`.`analytics`.`orders` because it already exists.": (
+            "another run created it meanwhile"
+        ),
+        "[DELTA_PROTOCOL_CHANGED] ProtocolChangedException: The protocol version of the Delta "
+        "table has been changed by a concurrent update.": (
+            "another run created it meanwhile (its first commit came first)"
+        ),
+        "[TABLE_OR_VIEW_NOT_FOUND] The table or view `analytics`.`src` cannot be found.": None,
+        "[CAST_INVALID_INPUT] The value 'A-3' of the type \"STRING\" cannot be cast.": None,
+    }
+    assert {message: first_load_conflict(message) for message in cases} == cases

@@ -7,8 +7,11 @@
 `run` is what a scheduler's task does (and what a test kills with SIGKILL). `steps` runs a list
 of steps in one process, each `["seed"]`, `[selector, start, end]` (dbt run), `["build",
 selector, start, end]` (dbt build: the models' tests too, and audited models published only
-once they pass) or `["barrier", <folder>, <n>]` (start the session, then wait until n processes reached the barrier: concurrent runs
-start together), printing a STEP line per step; `--keep-going` goes on after a failed step.
+once they pass), `["retry"]` (dbt retry: what the last invocation's run_results.json left to
+do), `["sql", <statement>]` (one statement on the target's session, outside dbt: a fix of a
+source) or `["barrier", <folder>, <n>]` (start the session, then wait until n processes reached
+the barrier: concurrent runs start together), printing a STEP line per step; `--keep-going`
+goes on after a failed step.
 It then dumps the tables named after the steps. `dump` prints each table's rows, columns and
 commit history, and the schema's relations, as one JSON line starting with DUMP.
 """
@@ -79,6 +82,10 @@ def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
         try:
             if step == ["seed"]:
                 run_dbt(["seed"], target)
+            elif step == ["retry"]:
+                run_dbt(["retry"], target)
+            elif step[0] == "sql":
+                session(target).sql(step[1]).collect()
             elif step[0] == "build":
                 run(*step[1:], target=target, dbt_command="build")
             else:
@@ -93,17 +100,23 @@ def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
     return all_passed
 
 
-def dump(tables: list[str]) -> None:
+def session(target: str):
+    """The target's Spark session, as dbt opens it (`dbt debug` writes no run results): the
+    server targets' Spark Connect session, else the embedded one."""
     from dbt.adapters.lakehouse.connect import open_session
 
-    target = os.environ.get("DBT_TARGET", "local")
     run_dbt(["debug"], target)
-    # the server targets' Spark Connect session, else the embedded one dbt started
     spark = open_session()
     if spark is None:
         from pyspark.sql import SparkSession
 
         spark = SparkSession.builder.getOrCreate()
+    return spark
+
+
+def dump(tables: list[str]) -> None:
+    target = os.environ.get("DBT_TARGET", "local")
+    spark = session(target)
     schema = os.environ.get("LAKEHOUSE_SCHEMA", "analytics")
     print("DUMP " + json.dumps(dump_tables(spark, schema, tables, table_format(target))))
 

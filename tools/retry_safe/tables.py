@@ -47,7 +47,8 @@ def commits(spark: Any, relation: str, table_format: str) -> list[dict[str, Any]
 
 
 def dump_tables(spark: Any, schema: str, tables: list[str], table_format: str) -> dict:
-    """Each table's rows (as text, sorted) and commit history, plus the schema's relations.
+    """Each table's rows (as text, sorted), commit history and interval ledger entries (JSON
+    text, oldest first), plus the schema's relations; None for a table that does not exist.
 
     Plain JSON-able values, so that a table written by one process can be compared with the
     same table written by another.
@@ -60,12 +61,17 @@ def dump_tables(spark: Any, schema: str, tables: list[str], table_format: str) -
         )
     }
     for table in tables:
+        if table not in result["relations"]:
+            result[table] = None  # not created (yet)
+            continue
         relation = f"{schema}.{table}"
         frame = spark.sql(f"select * from {relation}")
         ordered = frame.orderBy(*frame.columns).collect()
+        history = commits(spark, relation, table_format)
         result[table] = {
             "columns": frame.columns,
             "rows": [[str(value) for value in row] for row in ordered],
-            "history": [commit["operation"] for commit in commits(spark, relation, table_format)],
+            "history": [commit["operation"] for commit in history],
+            "ledger": [commit["ledger"] for commit in history if commit["ledger"]],
         }
     return result

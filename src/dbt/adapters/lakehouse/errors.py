@@ -50,6 +50,34 @@ FIXES = {
 }
 
 
+#: The errors of a first load's CREATE TABLE when another run created the table meanwhile
+#: (two first loads of one model at once), by error class: what happened, in words.
+FIRST_LOAD_CONFLICTS = {
+    # Delta, the other run's data files already in the folder, its first commit not yet made
+    "DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION": (
+        "its folder holds files but no Delta table yet: another run is creating the table right "
+        "now (two first loads at once), or an earlier table left files there"
+    ),
+    # the metastore already names it (Delta and Iceberg)
+    "TABLE_OR_VIEW_ALREADY_EXISTS": "another run created it meanwhile",
+    "TABLE_ALREADY_EXISTS": "another run created it meanwhile",
+    # Delta, both runs writing the first commit of one folder
+    "DELTA_PROTOCOL_CHANGED": "another run created it meanwhile (its first commit came first)",
+    "DELTA_CONCURRENT_WRITE": "another run created it meanwhile (its first commit came first)",
+    "DELTA_METADATA_CHANGED": "another run created it meanwhile (its first commit came first)",
+}
+
+
+def first_load_conflict(message: str) -> str | None:
+    """What happened, when the error of a first load's CREATE TABLE says another run created
+    the table meanwhile (FIRST_LOAD_CONFLICTS, by the `[CLASS]` Spark's message starts with);
+    None for any other error."""
+    for condition, happened in FIRST_LOAD_CONFLICTS.items():
+        if f"[{condition}]" in message:
+            return happened
+    return None
+
+
 def keep_format_error_messages() -> None:
     """Fall back to the JVM exception's own message when Spark cannot render its error class."""
     from py4j.protocol import Py4JError

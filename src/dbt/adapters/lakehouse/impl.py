@@ -11,7 +11,16 @@ from dbt_common.exceptions import CompilationError, DbtRuntimeError
 from dbt.adapters.base import BaseRelation, PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.events.types import SQLQuery, SQLQueryStatus
-from dbt.adapters.lakehouse import audit, determinism, identifiers, ledger, listing, pinned, show
+from dbt.adapters.lakehouse import (
+    audit,
+    determinism,
+    errors,
+    identifiers,
+    ledger,
+    listing,
+    pinned,
+    show,
+)
 from dbt.adapters.lakehouse.bindings import SESSION_METHODS
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_run_interval
@@ -22,6 +31,9 @@ from dbt.adapters.spark import SparkAdapter
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import LIST_RELATIONS_MACRO_NAME
 from dbt.artifacts.schemas.results import RunStatus
+
+# `dbt retry` sets no selection for the staging decision to read (audit.py)
+audit.record_every_selection()
 
 
 class LakehouseAdapter(SparkAdapter):
@@ -135,6 +147,22 @@ class LakehouseAdapter(SparkAdapter):
         fire_event(SQLQueryStatus(status="OK", elapsed=elapsed, node_info=get_node_info()))
 
     @available
+    def create_first_load(self, sql: str) -> str:
+        """Run a first load's CREATE TABLE (idempotent_merge_create_sql). When the format says
+        another run created the table meanwhile (two first loads at once: errors.py,
+        FIRST_LOAD_CONFLICTS), return what happened, for the strategy's refusal; '' when
+        created. Any other error is raised as it is."""
+        try:
+            self.execute(sql)
+        except DbtRuntimeError as error:
+            happened = errors.first_load_conflict(str(error))
+            if happened is None:
+                raise
+            errors.logger.debug(f"first load refused after: {error}")
+            return happened
+        return ""
+
+    @available
     def stage_audited(self, relation: BaseRelation, details: dict) -> str:
         """Record the model's relation as staged for audit in this invocation (audit.py):
         until it is published or discarded, it renders as details['staged']. Returns ''."""
@@ -145,6 +173,19 @@ class LakehouseAdapter(SparkAdapter):
     def audited_stages(self) -> list:
         """The stages of this invocation, in staging order (lakehouse_publish_audited)."""
         return audit.stages()
+
+    @available
+    def stages_read_by(self, reader: str) -> list:
+        """The models staged for audit in this invocation that the node `reader` (a unique id)
+        read, sorted (audit.py): an idempotent_merge model is staged with them."""
+        return audit.stages_read_by(reader)
+
+    @available
+    def refuse_staged_reads(self, reader: str, kind: str) -> str:
+        """Raise when the node `reader` (a unique id), a `kind` of model that cannot be staged
+        for audit, read a model staged in this invocation (audit.py). Returns ''."""
+        audit.refuse_staged_reads(reader, kind)
+        return ""
 
     @available
     def mark_unpublished(self, result: Any, message: str) -> str:

@@ -2,7 +2,7 @@
     Write-audit-publish, the publishing side: lakehouse_publish_audited runs in on-run-end and
     publishes each model idempotent_merge staged in this invocation (publish: 'audited') whose
     data tests all passed. Its private helpers by stage: the verdict from dbt's results, the
-    check that the table did not move, the publish, and where a held-back stage is kept.
+    check that the table did not move, and the publish.
 -#}
 
 {% macro lakehouse_publish_audited(results) %}
@@ -13,13 +13,14 @@
         staged model it reads was held back; otherwise leave its published table as it was
         (same version or snapshot, same rows, no ledger entry). Publishing is one commit per
         model: Iceberg fast-forwards main to the model's branch, Delta runs the kept MERGE of
-        the change set computed at staging (with its ledger entry), a first load renames its
-        <model>__dbt_audit table. Each refuses when the table changed since the change was
-        staged (another writer committed: the audited rows are not what would be published):
+        the change set computed at staging (with its ledger entry); a first load's table was
+        created empty, its rows are staged as any change. Each refuses when the table changed
+        since the change was staged (another writer committed: the audited rows are not what
+        would be published):
         nothing is published, and once every model is handled the hook fails with one error
         naming each such model and the fix (run the interval again). A held-back model's
-        Iceberg branch or first-load table stays for inspection until the model's next run
-        drops it; the log line says how to look at it. A model not published becomes an error
+        Iceberg branch is dropped and its snapshots expired (lakehouse_discard_audit_branch),
+        so no reader of `<table>.snapshots` finds its rows; a Delta stage is views. A model not published becomes an error
         in dbt's results (its message says why), and so do its tests that passed on the
         unpublished change, so the summary, run_results.json and the exit status show it and
         `dbt retry` runs the model again with all its tests. Renders no SQL of its own.
@@ -46,11 +47,13 @@
         {%- else -%}
             {%- do held.append(stage.model) -%}
             {%- do lakehouse_mark_unpublished(stage, results, why) -%}
-            {{ log('lakehouse_publish_audited: not published ' ~ stage.published ~ ', which stays as it was: ' ~ why ~ lakehouse_kept_stage(stage), info=True) }}
+            {%- if stage.kind == 'branch' -%}
+                {%- do lakehouse_discard_audit_branch(stage.schema, stage.identifier, stage.branch) -%}
+            {%- endif -%}
+            {{ log('lakehouse_publish_audited: not published ' ~ stage.published ~ ', which stays as it was: ' ~ why ~ '; the staged change was discarded (dbt build --store-failures keeps the rows a test found)', info=True) }}
         {%- endif -%}
     {%- endfor -%}
-    {#- a first load's rename last: a Delta stage downstream of it reads its table until its MERGE ran -#}
-    {%- for stage in (publishable | rejectattr('kind', 'equalto', 'table') | list) + (publishable | selectattr('kind', 'equalto', 'table') | list) -%}
+    {%- for stage in publishable -%}
         {%- do lakehouse_publish_stage(stage) -%}
         {{ log('lakehouse_publish_audited: published ' ~ stage.published ~ ': ' ~ stage.message | replace(' (staged for audit)', ''), info=True) }}
     {%- endfor -%}
@@ -79,9 +82,10 @@ Run the same interval again: the rerun computes the change against the table as 
 {% macro lakehouse_audit_verdict(stage, results, held) %}
     {#-
         Why a staged model must not be published, from dbt's results of this invocation, or
-        none: the model did not succeed; a data test on it (attached to it, or reading it)
-        failed, errored, was skipped or did not run at all; or a staged model it reads was
-        held back (its tests judged rows that will not be published).
+        none: the model did not succeed; it is audited (stage.audited) and a data test on it
+        (attached to it, or reading it) failed, errored, was skipped or did not run at all; or
+        a staged model it read was held back (its rows were built from a change that will not
+        be published).
     -#}
     {%- set tests = [] -%}
     {%- set model_ok = [] -%}
@@ -95,17 +99,17 @@ Run the same interval again: the rerun computes the change against the table as 
     {%- if not model_ok -%}
         {{ return('the model did not succeed') }}
     {%- endif -%}
-    {%- if not tests -%}
+    {%- if stage.audited and not tests -%}
         {{ return('none of its data tests ran') }}
     {%- endif -%}
     {%- set failed = [] -%}
-    {%- for r in tests if r.status not in ['pass', 'warn'] -%}
+    {%- for r in tests if stage.audited and r.status not in ['pass', 'warn'] -%}
         {%- do failed.append(r.node.name ~ ' ' ~ r.status) -%}
     {%- endfor -%}
     {%- if failed -%}
         {{ return('its data tests did not pass (' ~ (failed | join(', ')) ~ ')') }}
     {%- endif -%}
-    {%- set upstream = stage.depends_on | select('in', held) | list -%}
+    {%- set upstream = stage.reads | select('in', held) | list -%}
     {%- if upstream -%}
         {{ return('it read ' ~ (upstream | join(', ')) ~ ', which was not published') }}
     {%- endif -%}
@@ -135,19 +139,11 @@ Run the same interval again: the rerun computes the change against the table as 
 {% macro lakehouse_publish_check(stage) %}
     {#-
         Why a stage can no longer be published, or none: the table moved since the change was
-        staged on it (another writer committed: Iceberg's main, Delta's version), or a first
-        load's table exists now.
+        staged on it (another writer committed: Iceberg's main, Delta's version).
     -#}
-    {%- if stage.kind in ['branch', 'merge'] -%}
-        {%- set newest = lakehouse_commit_history(stage.published, stage.format, newest_only=true)[0] -%}
-        {%- if newest.version != stage.base -%}
-            {{ return(('main' if stage.kind == 'branch' else 'it') ~ ' is at ' ~ newest.label ~ ' ' ~ newest.version ~ ', not ' ~ stage.base ~ ', the ' ~ newest.label ~ ' the change was staged on') }}
-        {%- endif -%}
-    {%- else -%}
-        {%- set found = run_query("show tables in " ~ stage.schema ~ " like '" ~ stage.identifier ~ "'").rows | rejectattr(2) | list -%}
-        {%- if found -%}
-            {{ return('the table exists now, but did not when the first load was staged: another run created it') }}
-        {%- endif -%}
+    {%- set newest = lakehouse_commit_history(stage.published, stage.format, newest_only=true)[0] -%}
+    {%- if newest.version != stage.base -%}
+        {{ return(('main' if stage.kind == 'branch' else 'it') ~ ' is at ' ~ newest.label ~ ' ' ~ newest.version ~ ', not ' ~ stage.base ~ ', the ' ~ newest.label ~ ' the change was staged on') }}
     {%- endif -%}
     {{ return(none) }}
 {% endmacro %}
@@ -156,32 +152,16 @@ Run the same interval again: the rerun computes the change against the table as 
     {#-
         Publish one stage in one commit: Iceberg fast-forwards main to the branch (and drops
         it; fast_forward itself refuses when main is no longer the branch's ancestor), Delta
-        runs the kept MERGE with its ledger entry, a first load renames its table.
+        runs the kept MERGE with its ledger entry.
     -#}
     {%- if stage.kind == 'branch' -%}
         {%- do run_query("call spark_catalog.system.fast_forward('" ~ stage.schema ~ "." ~ stage.identifier ~ "', 'main', '" ~ stage.branch ~ "')") -%}
         {%- do run_query('alter table ' ~ stage.published ~ ' drop branch ' ~ stage.branch) -%}
-    {%- elif stage.kind == 'merge' -%}
+    {%- else -%}
         {%- do lakehouse_commit_metadata_set('delta', stage.ledger) -%}
         {%- call statement('lakehouse_publish_merge') -%}
             {{ stage.merge_sql }}
         {%- endcall -%}
         {%- do lakehouse_commit_metadata_reset('delta') -%}
-    {%- else -%}
-        {%- do run_query('alter table ' ~ stage.staged ~ ' rename to ' ~ stage.published) -%}
     {%- endif -%}
-{% endmacro %}
-
-{% macro lakehouse_kept_stage(stage) %}
-    {#-
-        Where a held-back stage can be looked at, as text for the log line: an Iceberg branch
-        or a first load's table stays until the model's next run drops it
-        (idempotent_merge_audit_leftovers); a Delta stage is temporary views of the session.
-    -#}
-    {%- if stage.kind == 'branch' -%}
-        {{ return('; the staged change stays on branch ' ~ stage.branch ~ ' until the model runs again (select * from ' ~ stage.staged ~ '; drop it with: alter table ' ~ stage.published ~ ' drop branch ' ~ stage.branch ~ ')') }}
-    {%- elif stage.kind == 'table' -%}
-        {{ return('; the staged first load stays in ' ~ stage.staged ~ ' until the model runs again (drop table ' ~ stage.staged ~ ' removes it)') }}
-    {%- endif -%}
-    {{ return('') }}
 {% endmacro %}

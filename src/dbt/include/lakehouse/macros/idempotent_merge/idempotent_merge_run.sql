@@ -61,11 +61,11 @@
     {%- set source_stats = idempotent_merge_check_source(cfg, source, existing) -%}
     {%- set audit = plan.audit -%}
     {%- set stage = none -%}
-    {%- if audit.audited -%}
+    {%- if audit.staged or audit.publish == 'audited' -%}
         {%- do idempotent_merge_audit_leftovers(target, existing, file_format) -%}
     {%- endif -%}
     {%- set batch_mode = cfg.batch_column is not none -%}
-
+    {%- set load = 'create' if existing is none else 'merge' -%}
     {%- if existing is none -%}
         {%- if batch_mode -%}
             {%- set initial_sql -%}
@@ -80,16 +80,19 @@
         {%- if not plan.rebuild -%}
             {%- do idempotent_merge_assert_absent(target, source) -%}
         {%- endif -%}
-        {%- set created = target -%}
         {%- if audit.staged -%}
-            {#- write-audit-publish: a first load is created beside the table, renamed to it once audited -#}
-            {%- set created = idempotent_merge_audit_table(target) -%}
-            {%- set stage = {'kind': 'table', 'staged': created | string} -%}
+            {#- write-audit-publish of a first load: the table is created empty under its own name
+                (its folder named after it, a view downstream can name it), and its rows are
+                staged as an interval's change is, below: published by the same fast-forward or
+                MERGE, or held back -#}
+            {%- do idempotent_merge_create(target, 'select * from (' ~ initial_sql ~ ') as loaded where false', false, source) -%}
+            {%- set existing = target -%}
         {%- endif -%}
+    {%- endif -%}
+
+    {%- if existing is none -%}
         {%- do lakehouse_commit_metadata(cfg, file_format, 'create') -%}
-        {%- call statement('idempotent_merge_create') -%}
-            {{ idempotent_merge_create_sql(created, initial_sql, plan.rebuild) }}
-        {%- endcall -%}
+        {%- do idempotent_merge_create(target, initial_sql, plan.rebuild, source) -%}
         {%- do lakehouse_commit_metadata_reset(file_format) -%}
         {%- set planned = {'insert': source_stats.source_keys, 'applied': source_stats.source_units} -%}
     {%- else -%}
@@ -133,7 +136,7 @@
                 create or replace temporary view {{ stage.staged }} as
                 {{ idempotent_merge_staged_sql(cfg, changes, base) }}
             {%- endcall -%}
-            {%- do stage.update({'merge_sql': idempotent_merge_sql(cfg, changes, target), 'ledger': lakehouse_commit_entry(cfg, 'merge')}) -%}
+            {%- do stage.update({'merge_sql': idempotent_merge_sql(cfg, changes, target), 'ledger': lakehouse_commit_entry(cfg, load)}) -%}
         {%- elif planned -%}
             {%- set into = target -%}
             {%- if audit.staged -%}
@@ -142,7 +145,7 @@
                 {%- do run_query('alter table ' ~ target ~ ' create branch ' ~ audit.branch ~ ' as of version ' ~ version) -%}
                 {%- set stage = {'kind': 'branch', 'staged': into, 'branch': audit.branch, 'base': version} -%}
             {%- endif -%}
-            {%- do lakehouse_commit_metadata(cfg, file_format, 'merge') -%}
+            {%- do lakehouse_commit_metadata(cfg, file_format, load) -%}
             {%- call statement('idempotent_merge') -%}
                 {{ idempotent_merge_sql(cfg, changes, into) }}
             {%- endcall -%}
@@ -160,41 +163,56 @@
         {%- endif -%}
         {%- set planned = planned or none -%}
     {%- endif -%}
-    {%- set outcome = idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered, stage, audit.why) -%}
+    {%- set outcome = idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered, stage, audit.why, audit.with) -%}
     {%- if stage -%}
         {%- do stage.update({
             'model': model.unique_id, 'schema': target.schema, 'identifier': target.identifier,
             'published': target | string, 'format': file_format,
-            'depends_on': model.depends_on.nodes | list, 'message': outcome.message,
+            'reads': audit.with, 'audited': audit.audited, 'message': outcome.message,
         }) -%}
     {%- endif -%}
     {%- do outcome.update({'stage': stage}) -%}
     {{ return(outcome) }}
 {% endmacro %}
 
-{% macro idempotent_merge_audit_table(target) %}
-    {#- A first load's write-audit-publish stage: <model>__dbt_audit beside the table (a leftover of a killed or failed build dropped first). -#}
-    {%- set staged = target.incorporate(path={'identifier': target.identifier ~ '__dbt_audit'}) -%}
-    {%- do run_query('drop table if exists ' ~ staged) -%}
-    {{ return(staged) }}
+{% macro idempotent_merge_create(target, sql, replace, staging) %}
+    {#-
+        A first load's CREATE TABLE AS (idempotent_merge_create_sql; replace on --full-refresh
+        only). Two first loads of one model at once both find no table; the second CREATE then
+        fails in the format's words (the table exists, or on Delta a folder with another run's
+        files and no log yet, or both first commits at once): refused here as the check before
+        it refuses (idempotent_merge_assert_absent), nothing of this run committed, and the
+        rerun merges.
+    -#}
+    {%- set happened = adapter.create_first_load(idempotent_merge_create_sql(target, sql, replace)) -%}
+    {%- if happened -%}
+        {%- set problem -%}
+            the CREATE of {{ target }} failed: {{ happened }}.
+        {%- endset -%}
+        {%- do idempotent_merge_raise(
+            'nothing of this run was committed, because',
+            [problem],
+            staging=staging,
+            fix='Run the same interval again once the other run finished: the rerun finds the table and merges into it. If no other run writes it, remove the leftover files of its folder.' if 'folder' in happened else 'Run the same interval again: the rerun finds the table and merges into it.',
+        ) -%}
+    {%- endif -%}
 {% endmacro %}
 
 {% macro idempotent_merge_audit_leftovers(target, existing, file_format) %}
     {#-
-        What a killed or failed audited build left behind, dropped at the model's next run
-        (readers of the published table never saw it): a first load's <model>__dbt_audit
-        table, and the table's dbt_audit_* branches (Iceberg). A Delta stage is temporary
-        views only, which end with their session.
+        What a killed audited build left behind, discarded at the model's next run (readers of
+        the published table never saw it): the table's dbt_audit_* branches and their
+        snapshots (Iceberg, lakehouse_discard_audit_branch). A Delta stage is temporary views
+        only, which end with their session.
     -#}
-    {%- do run_query('drop table if exists ' ~ target.incorporate(path={'identifier': target.identifier ~ '__dbt_audit'})) -%}
     {%- if existing is not none and file_format == 'iceberg' -%}
         {%- for row in run_query('select name from ' ~ target ~ ".refs where type = 'BRANCH'").rows if row['name'].startswith('dbt_audit_') -%}
-            {%- do run_query('alter table ' ~ target ~ ' drop branch ' ~ row['name']) -%}
+            {%- do lakehouse_discard_audit_branch(target.schema, target.identifier, row['name']) -%}
         {%- endfor -%}
     {%- endif -%}
 {% endmacro %}
 
-{% macro idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered=none, stage=none, direct_why=none) %}
+{% macro idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered=none, stage=none, direct_why=none, stage_with=[]) %}
     {#-
         Log one line for the model: rows inserted, updated and deleted as the table format
         recorded them (the newest commit, lakehouse_commit_history: Delta's operationMetrics,
@@ -217,7 +235,7 @@
             'version': 'version ' ~ stage.base ~ ' (the change is staged, not committed)',
         }) -%}
     {%- elif planned is not none -%}
-        {%- set commit = lakehouse_commit_history(stage.staged if stage and stage.kind == 'table' else target, file_format, newest_only=true, ref=stage.branch if stage and stage.kind == 'branch' else 'main')[0] -%}
+        {%- set commit = lakehouse_commit_history(target, file_format, newest_only=true, ref=stage.branch if stage and stage.kind == 'branch' else 'main')[0] -%}
         {%- set m = commit.metrics -%}
         {%- if file_format == 'iceberg' -%}
             {#- Iceberg's summary counts an updated row as a deleted and an added record (plus the untouched rows a copy-on-write rewrite carries), so the row figures come from the change set -#}
@@ -259,7 +277,8 @@
         {{ stats.reduced }} older duplicates reduced;
         {{ file_format }} {{ stats.version }} (data files +{{ stats.files_added }} -{{ stats.files_removed }})
         {%- for change in schema_change %}; {{ change }}{% endfor %}
-        {%- if stage %}; staged for audit in {{ stage.staged }}, published once its data tests pass
+        {%- if stage and stage_with %}; staged in {{ stage.staged }} with {{ stage_with | join(', ') }}, which it read: published with it, or held back with it
+        {%- elif stage %}; staged for audit in {{ stage.staged }}, published once its data tests pass
         {%- elif direct_why %}; published directly: {{ direct_why }}{% endif %}
     {%- endset -%}
     {{ log(line.split() | join(' '), info=True) }}

@@ -24,6 +24,10 @@
     {%- if strategy == 'microbatch' -%}
         {%- do microbatch_check_config() -%}
     {%- endif -%}
+    {%- if not idempotent -%}
+        {#- write-audit-publish: only idempotent_merge can wait for the audit of a model it read -#}
+        {%- do adapter.refuse_staged_reads(model.unique_id, 'incremental model with incremental_strategy ' ~ strategy) -%}
+    {%- endif -%}
     {%- if idempotent -%}
         {#- a commit label left set by an earlier model whose MERGE failed must not reach this model's commits -#}
         {%- do lakehouse_commit_metadata_reset(file_format) -%}
