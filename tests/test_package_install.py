@@ -18,8 +18,9 @@ format:
    days given as event-time flags;
 4. (Delta, the default format) `lakehouse serve` of that project's target; `dbt run --target
    server` (the target the banner describes) loads the third day through it; beeline (JDBC) and
-   the Spark Connect Python client read the tables; an analyst's DROP TABLE is refused in one
-   line; Ctrl-C stops the server, exit 0, both ports free.
+   the Spark Connect Python client read the tables (that analyst leaves mid-result); an
+   analyst's DROP TABLE is refused in one line; Ctrl-C stops the server, exit 0, both ports
+   free, and its console held nothing but the banner and the stop.
 
 A retry that commits nothing is the strategy's, the same code installed or not: the pipelines'
 tests check it on both formats (tests/test_cart_abandonment.py).
@@ -385,13 +386,15 @@ def test_a_new_dbt_project_builds_serves_and_is_read_with_the_package_alone(
     user.command("dbt", "run", "--target", "server", *DAY_3, cwd=project)
 
     assert orders_through_jdbc() == ORDERS_DAYS_1_3
+    # the analyst then leaves in the middle of reading a longer result (stops the session)
     connect = user.command(
         "python",
         "-c",
         "import sys, json; from pyspark.sql import SparkSession; "
         "spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate(); "
         "rows = spark.sql(f'select * from {sys.argv[2]}.daily_totals order by day').collect(); "
-        "print(json.dumps([','.join(str(v) for v in r) for r in rows]))",
+        "print(json.dumps([','.join(str(v) for v in r) for r in rows]), flush=True); "
+        "next(spark.range(5_000_000).toLocalIterator()); spark.stop()",
         f"sc://localhost:{connect_port}",
         name,
     )
@@ -408,3 +411,6 @@ def test_a_new_dbt_project_builds_serves_and_is_read_with_the_package_alone(
 
     assert server["stop"]() == 0
     assert not listening(connect_port) and not listening(thrift_port)
+    # clients came and went (dbt, beeline, the analyst who left mid-result): the console holds
+    # the banner and the stop, no error and no Java stack trace
+    assert (project / "server.out").read_text() == f"{banner}Stopping the lakehouse server.\n"
