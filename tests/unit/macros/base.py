@@ -12,7 +12,7 @@ and rendered against a small stub of dbt's context:
 - `exceptions.raise_compiler_error` is dbt's own (a CompilationError);
 - `modules` is dbt's (re, datetime, itertools, pytz);
 - `adapter` answers the adapter methods the macros call with the adapter's own pure-Python
-  code (impl.py's strategy list, determinism.py, identifiers.py, interval.py);
+  code (impl.py's strategy list and seed check, determinism.py, identifiers.py, interval.py);
 - `model` carries the unique_id, language and compiled_code the messages and the determinism
   check read, and the yml's columns and constraints a contract check reads;
 - `var`, `invocation_args_dict` and `flags.WHICH` give the interval vars, the event-time flags
@@ -98,6 +98,9 @@ class StubAdapter:
 
     def valid_incremental_strategies(self) -> list[str]:
         return LakehouseAdapter.valid_incremental_strategies(self)
+
+    def check_seed_file(self, unique_id: str, file_path: str, path: str, delimiter: str) -> str:
+        return LakehouseAdapter.check_seed_file(self, unique_id, file_path, path, delimiter)
 
     def find_nondeterministic(self, code: str, language: str = "sql") -> dict | None:
         found = find_nondeterministic(code, language)
