@@ -116,11 +116,13 @@ serve-iceberg: java
 	$(BIN)/lakehouse serve --target local_iceberg $(SERVE_ARGS)
 
 # A local PostgreSQL server for a shared metastore (Debian's postgresql package, a cluster in
-# .pg, 127.0.0.1 and a free port): prints the environment to export, then run
-# `lakehouse metastore init` once; `make pg-stop` stops it. Users with their own PostgreSQL set
-# LAKEHOUSE_METASTORE_URL, _USER and _PASSWORD instead.
+# .pg, 127.0.0.1 and a free port, or PG_PORT: `make pg PG_PORT=5433`, refused in one line when
+# in use): prints the environment to export, then run `lakehouse metastore init` once;
+# `make pg-stop` stops it. Users with their own PostgreSQL set LAKEHOUSE_METASTORE_URL, _USER
+# and _PASSWORD instead.
+PG_PORT ?=
 pg: $(STAMP)
-	@$(BIN)/python -m retry_safe.postgres start $(CURDIR)/.pg
+	@$(BIN)/python -m retry_safe.postgres start $(CURDIR)/.pg $(if $(PG_PORT),--port $(PG_PORT))
 
 pg-stop: $(STAMP)
 	@$(BIN)/python -m retry_safe.postgres stop $(CURDIR)/.pg

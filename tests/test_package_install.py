@@ -18,8 +18,9 @@ format:
    days given as event-time flags;
 4. (Delta, the default format) `lakehouse serve` of that project's target; `dbt run --target
    server` (the target the banner describes) loads the third day through it; beeline (JDBC) and
-   the Spark Connect Python client read the tables; an analyst's DROP TABLE is refused; Ctrl-C
-   stops the server, exit 0, both ports free.
+   the Spark Connect Python client read the tables (that analyst leaves mid-result); an
+   analyst's DROP TABLE is refused in one line; Ctrl-C stops the server, exit 0, both ports
+   free, and its console held nothing but the banner and the stop.
 
 A retry that commits nothing is the strategy's, the same code installed or not: the pipelines'
 tests check it on both formats (tests/test_cart_abandonment.py).
@@ -56,6 +57,7 @@ FORMAT_CHOICES = {"delta": 1, "iceberg": 2}  # the order of profile_template.yml
 DAYS_1_2 = ["--event-time-start", "2026-10-01", "--event-time-end", "2026-10-03"]
 DAY_3 = ["--event-time-start", "2026-10-03", "--event-time-end", "2026-10-04"]
 READY = "Stop with Ctrl-C."
+JVM_WARNING = "WARNING: Using incubator modules"  # every Spark JVM's, beeline's too
 
 ORDERS_SQL = """\
 {{
@@ -384,21 +386,31 @@ def test_a_new_dbt_project_builds_serves_and_is_read_with_the_package_alone(
     user.command("dbt", "run", "--target", "server", *DAY_3, cwd=project)
 
     assert orders_through_jdbc() == ORDERS_DAYS_1_3
+    # the analyst then leaves in the middle of reading a longer result (stops the session)
     connect = user.command(
         "python",
         "-c",
         "import sys, json; from pyspark.sql import SparkSession; "
         "spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate(); "
         "rows = spark.sql(f'select * from {sys.argv[2]}.daily_totals order by day').collect(); "
-        "print(json.dumps([','.join(str(v) for v in r) for r in rows]))",
+        "print(json.dumps([','.join(str(v) for v in r) for r in rows]), flush=True); "
+        "next(spark.range(5_000_000).toLocalIterator()); spark.stop()",
         f"sc://localhost:{connect_port}",
         name,
     )
     assert json.loads(connect.stdout.strip().splitlines()[-1]) == DAILY_TOTALS_DAYS_1_3
     dropped = beeline(f"drop table {name}.orders")
     assert dropped.returncode != 0
-    assert "lakehouse server: DROP TABLE (DropTable) is a write" in dropped.stderr
+    # one line, no Java stack (the JVM's own warning aside)
+    assert [x for x in dropped.stderr.splitlines() if not x.startswith(JVM_WARNING)] == [
+        "Error: lakehouse server: DROP TABLE (DropTable) is a write; JDBC/Thrift sessions are "
+        "read-only. Write through Spark Connect (dbt: a target with method: connect, e.g. "
+        "--target server). (state=25006,code=0)"
+    ]
     assert orders_through_jdbc() == ORDERS_DAYS_1_3
 
     assert server["stop"]() == 0
     assert not listening(connect_port) and not listening(thrift_port)
+    # clients came and went (dbt, beeline, the analyst who left mid-result): the console holds
+    # the banner and the stop, no error and no Java stack trace
+    assert (project / "server.out").read_text() == f"{banner}Stopping the lakehouse server.\n"

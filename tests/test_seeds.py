@@ -3,7 +3,9 @@
 dbt-spark's session cursor pasted seed values into the INSERT as '<value>': an empty cell
 became the string 'None', an apostrophe broke the statement, a backslash sequence such as
 \\t turned into a tab and a large integer went through a float. The seed below holds each of
-those; the rows read back with Spark are written out here by hand.
+those; the rows read back with Spark are written out here by hand. A seed beside it whose quote
+is never closed is refused in one line, and no table of it is created (dbt's lenient reader
+loaded it as one garbage row).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
+import pytest
 from support.tables import rows
 
 from retry_safe.project import run_dbt
@@ -27,6 +30,8 @@ CSV = r"""id,name,note,amount,ratio,qty,day,at,at_zoned,flag
 second line",1234567.89,100.125,9007199254740993,2026-02-28,,,
 6,',"  padded  ",-0.01,-1.5,-9007199254740993,2026-12-31,2026-12-31 23:59:59,2026-12-31T23:59:59.123456Z,false
 """
+# The quote opened on line 3 is never closed: a lenient reader makes "Bob\n3,Cy\n" one name.
+BROKEN = 'id,name\n1,Ann\n2,"Bob\n3,Cy\n'
 # amount keeps its exact decimals (dbt-spark would infer double); the CSV text is cast.
 SEEDS_YML = """\
 seeds:
@@ -114,18 +119,30 @@ EXPECTED = [
 ]
 
 
+# how a seed's values reach its table, and the refusal, are the adapter's, not the format's
+@pytest.mark.format_independent
 def test_every_seed_value_round_trips(spark, target, schema, tmp_path):
-    root = write_project(
-        tmp_path / "project", {}, seeds={"awkward.csv": CSV, "_seeds.yml": SEEDS_YML}
-    )
+    seeds = {"awkward.csv": CSV, "broken.csv": BROKEN, "_seeds.yml": SEEDS_YML}
+    root = write_project(tmp_path / "project", {}, seeds=seeds)
     relation = f"{schema}.awkward"
-    run_dbt(["seed"], target, project_dir=root)
+    done = run_dbt(["seed"], target, project_dir=root, expect_pass=False)
+    outcome = {r.node.name: (str(r.status), r.message) for r in done.result.results}
+    assert outcome["awkward"] == ("success", "INSERT 6")
+    assert outcome["broken"] == (
+        "error",
+        "Runtime Error in seed broken (seeds/broken.csv)\n  Seed seed.scratch.broken "
+        "(seeds/broken.csv): the record on line 3 opens a quoted field that is never closed "
+        "(the rest of the file would load as one value). Close the quote; a quote inside a "
+        'quoted field is written twice (""), as CSV requires (RFC 4180). Nothing of the seed '
+        "was written.",
+    )
+    assert "broken" not in [t.tableName for t in spark.sql(f"show tables in {schema}").collect()]
     assert spark.table(relation).dtypes == TYPES
     assert rows(spark, relation, COLUMNS, ["id"]) == EXPECTED
 
     # a second seed replaces the table: the same rows, not twice as many
-    run_dbt(["seed"], target, project_dir=root)
+    run_dbt(["seed", "--select", "awkward"], target, project_dir=root)
     assert rows(spark, relation, COLUMNS, ["id"]) == EXPECTED
-    run_dbt(["seed", "--full-refresh"], target, project_dir=root)
+    run_dbt(["seed", "--select", "awkward", "--full-refresh"], target, project_dir=root)
     assert spark.table(relation).dtypes == TYPES
     assert rows(spark, relation, COLUMNS, ["id"]) == EXPECTED

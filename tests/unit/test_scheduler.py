@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import click
 import pytest
+from dbt.cli.main import cli as dbt_cli
 
 from dbt.adapters.lakehouse import cli
 from dbt.adapters.lakehouse.scheduler import (
     IntervalModel,
     SchedulerError,
+    event_time,
     interval_model,
     is_covered,
     missing_intervals,
@@ -81,8 +84,8 @@ def test_the_window_defaults_to_begin_and_the_last_whole_interval():
 @pytest.mark.parametrize(
     ("since", "until", "message"),
     [
-        (day(6), day(6), "--since 2026-10-06T00:00:00Z is not before --until 2026-10-06T00:00:00Z"),
-        (day(1, 6), day(6), "orders: --since 2026-10-01T06:00:00Z is inside one of the model's"),
+        (day(6), day(6), "--since 2026-10-06 is not before --until 2026-10-06"),
+        (day(1, 6), day(6), "orders: --since 2026-10-01T06:00:00 is inside one of the model's"),
         (None, day(6), "orders: no `begin` config to start from: pass --since YYYY-MM-DD."),
     ],
 )
@@ -125,16 +128,53 @@ def test_the_listing_for_a_person_and_for_a_program():
             }
         ],
     }
+    # for a person: each instant as dbt's --event-time-start / --event-time-end take it
     assert report_lines(listing) == [
-        "intervals in [2026-10-01T00:00:00Z, 2026-10-06T00:00:00Z)",
+        "intervals in [2026-10-01, 2026-10-06), UTC, as --event-time-start / --event-time-end "
+        "take them",
         "orders (grain day)",
         "  loaded: 2",
-        "    [2026-10-01T00:00:00Z, 2026-10-03T00:00:00Z)",
-        "    [2026-10-04T00:00:00Z, 2026-10-05T00:00:00Z)",
+        "    [2026-10-01, 2026-10-03)",
+        "    [2026-10-04, 2026-10-05)",
         "  missing: 2",
-        "    [2026-10-03T00:00:00Z, 2026-10-04T00:00:00Z)",
-        "    [2026-10-05T00:00:00Z, 2026-10-06T00:00:00Z)",
+        "    [2026-10-03, 2026-10-04)",
+        "    [2026-10-05, 2026-10-06)",
     ]
+
+
+def test_hours_are_listed_with_their_time_and_no_offset():
+    model = orders("hour")
+    model.loaded = [(day(3), day(3, 4))]
+    lines = report_lines(report([model], day(3), day(3, 6)))
+    assert lines[1:] == [
+        "orders (grain hour)",
+        "  loaded: 1",
+        "    [2026-10-03, 2026-10-03T04:00:00)",
+        "  missing: 2",
+        "    [2026-10-03T04:00:00, 2026-10-03T05:00:00)",
+        "    [2026-10-03T05:00:00, 2026-10-03T06:00:00)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("moment", "shown", "dbt_reads"),
+    [
+        (day(3), "2026-10-03", datetime(2026, 10, 3)),
+        (day(3, 4), "2026-10-03T04:00:00", datetime(2026, 10, 3, 4)),
+    ],
+)
+@pytest.mark.parametrize("flag", ["event_time_start", "event_time_end"])
+def test_a_listed_instant_pasted_into_dbts_event_time_flag_is_accepted(
+    moment, shown, dbt_reads, flag
+):
+    """What `lakehouse intervals` prints and `catchup` passes, through dbt's own click option."""
+    assert event_time(moment) == shown
+    run = dbt_cli.commands["run"]
+    option = next(param for param in run.params if param.name == flag)
+    assert option.type.convert(shown, option, click.Context(run)) == dbt_reads
+    # the RFC 3339 form the JSON keeps is the one dbt refuses
+    with pytest.raises(click.BadParameter, match="does not match the formats"):
+        option.type.convert(f"{moment:%Y-%m-%dT%H:%M:%SZ}", option, click.Context(run))
 
 
 @pytest.mark.parametrize(

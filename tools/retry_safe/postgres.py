@@ -1,8 +1,8 @@
 """A local PostgreSQL server for the metastore, for development and the tests (`make pg`).
 
 Debian's `postgresql` package gives the programs (initdb, pg_ctl); this makes a cluster in a
-folder of its own, on 127.0.0.1 and a free port, with what a production metastore database
-looks like:
+folder of its own, on 127.0.0.1 and a free port (or the one --port names, `make pg PG_PORT=N`),
+with what a production metastore database looks like:
 
 - a superuser `lakehouse_admin` that owns the database `metastore`;
 - the metastore login `lakehouse`, which does not own the database. PostgreSQL 15 grants no
@@ -10,8 +10,10 @@ looks like:
   (`create schema lakehouse authorization lakehouse`), which its default search_path
   ("$user", public) finds: the metastore's tables go there.
 
-    python -m retry_safe.postgres start <folder>   prints the environment to export
+    python -m retry_safe.postgres start <folder> [--port N]   prints the environment to export
     python -m retry_safe.postgres stop <folder>
+
+A port in use is refused in one line, before anything is created.
 
 Users with their own PostgreSQL set LAKEHOUSE_METASTORE_URL (and _USER, _PASSWORD) and skip
 this. PostgreSQL refuses to run as root: as root, the cluster is run as the `postgres` user
@@ -20,17 +22,20 @@ the Debian package creates, and the folder is made theirs.
 
 from __future__ import annotations
 
+import argparse
+import errno
 import os
 import pwd
 import secrets
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from retry_safe.cluster import free_port
+from retry_safe.cluster import LOOPBACK, free_port
 
 ADMIN = "lakehouse_admin"
 LOGIN = "lakehouse"
@@ -118,11 +123,32 @@ def psql(folder: Path, database: str, sql: str) -> str:
     return done.stdout
 
 
-def start(folder: Path) -> dict[str, str]:
-    """A new cluster in folder (which must not hold one), started; the metastore's environment."""
+class PortInUse(RuntimeError):
+    """The port asked for is taken; the message names it and the fix."""
+
+
+def require_free(port: int) -> None:
+    """PortInUse unless the server could listen on port of 127.0.0.1 (where it listens)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind((LOOPBACK, port))
+        except OSError as problem:
+            if problem.errno != errno.EADDRINUSE:
+                raise
+            raise PortInUse(
+                f"port {port} on {LOOPBACK} is in use: stop what listens there, choose another "
+                f"(make pg PG_PORT=N, or --port N), or leave it out for a free port."
+            ) from None
+
+
+def start(folder: Path, port: int | None = None) -> dict[str, str]:
+    """A new cluster in folder (which must not hold one), started on port (default: a free
+    one); the metastore's environment."""
     folder = folder.resolve()
     if (folder / "data").exists():
         raise RuntimeError(f"{folder} already holds a PostgreSQL cluster: stop it, or remove it")
+    if port is not None:
+        require_free(port)
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o755)
     admin_password, password = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
@@ -143,7 +169,7 @@ def start(folder: Path) -> dict[str, str]:
         ],  # fmt: skip
         folder,
     )
-    port = free_port()
+    port = free_port() if port is None else port
     (folder / "port").write_text(str(port))
     _run(
         [
@@ -185,16 +211,32 @@ def local_postgres(folder: Path) -> Iterator[dict[str, str]]:
         stop(folder)
 
 
+def tcp_port(text: str) -> int:
+    """--port's value: a TCP port number."""
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1 to 65535)")
+    return int(text)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="python -m retry_safe.postgres", description=__doc__)
+    top.add_argument("action", choices=["start", "stop"])
+    top.add_argument("folder", type=Path, help="the cluster's folder (make pg: .pg)")
+    top.add_argument("--port", type=tcp_port, help="start: this port (default: a free one)")
+    return top
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] not in ("start", "stop"):
-        print(__doc__, file=sys.stderr)
+    args = parser().parse_args(argv)
+    if args.action == "stop":
+        stop(args.folder)
+        return 0
+    try:
+        start(args.folder, args.port)
+    except PortInUse as problem:
+        print(f"make pg: {problem}", file=sys.stderr)
         return 2
-    folder = Path(argv[1])
-    if argv[0] == "start":
-        start(folder)
-        print(settings_file(folder.resolve()).read_text(), end="")
-    else:
-        stop(folder)
+    print(settings_file(args.folder.resolve()).read_text(), end="")
     return 0
 
 

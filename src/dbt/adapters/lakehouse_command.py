@@ -5,12 +5,17 @@ command is handed to dbt.adapters.lakehouse.cli.
 
     lakehouse dbt [--socket PATH] <dbt args>    `dbt <dbt args>`, run by `lakehouse runner`;
                                                 exits with dbt's status
+
+Every command ends quietly when the reader of its output leaves (`lakehouse intervals ... |
+head`): no BrokenPipeError traceback, exit status 141 (128 + SIGPIPE), what a Unix tool ended
+by SIGPIPE gives, so `set -o pipefail` still sees that the output was cut.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -18,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 SOCKET_ENV = "LAKEHOUSE_RUNNER_SOCKET"
+READER_LEFT = 128 + signal.SIGPIPE  # 141: the exit status when the output's reader left
 
 
 class RunnerError(Exception):
@@ -105,13 +111,38 @@ def dbt_command(argv: list[str]) -> int:
         return 2
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+def command(argv: list[str]) -> int:
     if argv[:1] == ["dbt"]:
         return dbt_command(argv[1:])
     from dbt.adapters.lakehouse.cli import main as full_main
 
     return full_main(argv)
+
+
+def reader_left() -> bool:
+    """Whether standard output is a pipe whose reader has closed it (the OS reports an error
+    condition on such a pipe's write end), rather than any other broken pipe of the command."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        events = poller.poll(0)
+    except (OSError, ValueError, AttributeError):  # no poll(), no file descriptor
+        return False
+    return any(event & (select.POLLERR | select.POLLHUP) for _, event in events)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command's exit status; READER_LEFT, quietly, when its output's reader left."""
+    try:
+        status = command(sys.argv[1:] if argv is None else argv)
+        sys.stdout.flush()  # what is still buffered fails here, not at the interpreter's exit
+    except BrokenPipeError:
+        if not reader_left():
+            raise
+        # the interpreter flushes standard output once more at exit: into /dev/null
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return READER_LEFT
+    return status
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ and rendered against a small stub of dbt's context:
   the dict to its caller;
 - `exceptions.raise_compiler_error` is dbt's own (a CompilationError);
 - `modules` is dbt's (re, datetime, itertools, pytz);
-- `adapter` answers the two adapter methods the idempotent_merge macros call with the
-  adapter's own pure-Python code (determinism.py, interval.py);
+- `adapter` answers the adapter methods the macros call with the adapter's own pure-Python
+  code (impl.py's strategy list and seed check, determinism.py, identifiers.py, interval.py);
 - `model` carries the unique_id, language and compiled_code the messages and the determinism
   check read, and the yml's columns and constraints a contract check reads;
 - `var`, `invocation_args_dict` and `flags.WHICH` give the interval vars, the event-time flags
@@ -39,6 +39,7 @@ from dbt_common.utils.jinja import MACRO_PREFIX
 
 from dbt.adapters.lakehouse import identifiers
 from dbt.adapters.lakehouse.determinism import find_nondeterministic
+from dbt.adapters.lakehouse.impl import LakehouseAdapter
 from dbt.adapters.lakehouse.interval import IntervalError, parse_interval, parse_run_interval
 from dbt.include import lakehouse
 
@@ -94,6 +95,12 @@ class StubConfig:
 class StubAdapter:
     """The adapter methods the idempotent_merge macros call, answered by the adapter's own
     pure-Python modules (as LakehouseAdapter does, impl.py)."""
+
+    def valid_incremental_strategies(self) -> list[str]:
+        return LakehouseAdapter.valid_incremental_strategies(self)
+
+    def check_seed_file(self, unique_id: str, file_path: str, path: str, delimiter: str) -> str:
+        return LakehouseAdapter.check_seed_file(self, unique_id, file_path, path, delimiter)
 
     def find_nondeterministic(self, code: str, language: str = "sql") -> dict | None:
         found = find_nondeterministic(code, language)

@@ -2,6 +2,7 @@
 (its macros live in dbt/include/lakehouse/macros) and the one interval parser."""
 
 import time
+from pathlib import Path
 from typing import Any
 
 from dbt_common.events.contextvars import get_node_info
@@ -19,6 +20,7 @@ from dbt.adapters.lakehouse import (
     ledger,
     listing,
     pinned,
+    seeds,
     show,
 )
 from dbt.adapters.lakehouse.bindings import SESSION_METHODS
@@ -126,6 +128,18 @@ class LakehouseAdapter(SparkAdapter):
         time order, 'lines': the same as text}; macro lakehouse_intervals."""
         pieces = ledger.listing(model_id, [(str(v), m) for v, m in commits], begin)
         return {"intervals": pieces, "lines": ledger.lines(relation, pieces, version_label)}
+
+    @available
+    def check_seed_file(
+        self, unique_id: str, file_path: str, path: str, delimiter: str = ","
+    ) -> str:
+        """The seed's CSV file (path, as dbt read it) read strictly: an error in one line
+        naming the seed, the line and the fix when it is not CSV (seeds.py), else ''. A runtime
+        error: dbt adds no macro trace to it."""
+        problem = seeds.seed_problem(unique_id, file_path, Path(path), delimiter or ",")
+        if problem:
+            raise DbtRuntimeError(problem)
+        return ""
 
     @available
     def pin_view(self, name: str, sql: str) -> None:

@@ -10,7 +10,10 @@ every attempt with its stack traces: about 22,000 lines on standard error before
 
 So before starting a JVM, the adapter asks the OS whether a process holds that lock
 (`F_GETLK`: a question only, it takes no lock, so it cannot disturb Derby) and, if one does,
-stops with one line naming the database, the LAKEHOUSE_HOME, the holder and what to do.
+stops with one line naming the database, the LAKEHOUSE_HOME, the holder and what to do. When
+the holder is a lakehouse server (`lakehouse serve`: its JVM or its own process, by command
+line from /proc; else the server's lock file beside the database is held), what to do is to run
+dbt through that server.
 """
 
 from __future__ import annotations
@@ -34,6 +37,12 @@ FIX = (
     "share a PostgreSQL metastore (LAKEHOUSE_METASTORE_URL, _USER and _PASSWORD, then "
     "`lakehouse metastore init` once)."
 )
+SERVER_FIX = (
+    "A lakehouse server holds this warehouse: while it serves, run dbt through it, with a "
+    "target of method: connect pointing at it (e.g. --target server), or stop the server "
+    "(Ctrl-C in its terminal) to run this target."
+)
+SERVER_LOCK = "server.lock"  # the file a lakehouse server holds beside its database (server/app.py)
 
 
 def derby_database(parameters: Mapping[str, str]) -> Path | None:
@@ -100,18 +109,52 @@ def command_line(pid: int, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def parent_of(pid: int) -> int:
+    """The id of the process that started pid (0 when not known)."""
+    stat = _proc(pid, "stat")
+    return int(stat.rpartition(")")[2].split()[1]) if ")" in stat else 0
+
+
 def describe_process(pid: int) -> str:
     """'process 123 (java, started by process 100: python -m pytest ...)', as far as known."""
     if pid <= 0:
         return "another process"
     name = _proc(pid, "comm").strip()
-    stat = _proc(pid, "stat")
-    parent = int(stat.rpartition(")")[2].split()[1]) if ")" in stat else 0
+    parent = parent_of(pid)
     if not name:
         return f"process {pid}"
     if parent > 1:
         return f"process {pid} ({name}, started by process {parent}: {command_line(parent)})"
     return f"process {pid} ({command_line(pid)})"
+
+
+def is_lakehouse_server(pid: int) -> bool:
+    """The process, or the one that started it (the server's JVM), runs `lakehouse serve`."""
+    for process in (pid, parent_of(pid)):
+        words = [Path(word).name for word in _proc(process, "cmdline").split("\0") if word]
+        if any(pair == ("lakehouse", "serve") for pair in zip(words, words[1:], strict=False)):
+            return True
+    return False
+
+
+def server_lock_held(database: Path) -> bool:
+    """A process holds the lakehouse server's lock beside the database (where /proc does not
+    say who the holder is). Asked by trying a shared lock, released at once."""
+    try:
+        import fcntl
+
+        descriptor = os.open(database.parent / SERVER_LOCK, os.O_RDONLY)
+    except (ImportError, OSError):  # no server ever served this folder
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)  # closing releases a lock taken
+    return False
 
 
 def metastore_problem(parameters: Mapping[str, str]) -> str | None:
@@ -123,9 +166,10 @@ def metastore_problem(parameters: Mapping[str, str]) -> str | None:
     if holder is None:
         return None
     home = Path(os.environ.get("LAKEHOUSE_HOME") or ".lakehouse").resolve()
+    server = (holder > 0 and is_lakehouse_server(holder)) or server_lock_held(database)
     return (
         f"The embedded metastore {database} (LAKEHOUSE_HOME={home}) is in use by "
-        f"{describe_process(holder)}. {FIX}"
+        f"{describe_process(holder)}. {SERVER_FIX if server else FIX}"
     )
 
 

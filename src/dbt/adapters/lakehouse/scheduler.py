@@ -20,6 +20,11 @@ manifest serves every invocation, and the flags are not vars, so no interval cos
 
 Every refusal (a bad date, --since not before --until, a selection without an interval model)
 is one line naming the problem and the fix, exit status 2, before dbt runs anything.
+
+Instants are UTC. What a person reads shows them as dbt's --event-time-start / --event-time-end
+take them, so a listed interval can be pasted into a run: a midnight as the date (2026-10-03),
+any other instant without an offset (2026-10-03T04:00:00). The JSON (--json of both commands)
+keeps RFC 3339 instants with their Z (2026-10-03T00:00:00Z), as before.
 """
 
 from __future__ import annotations
@@ -156,14 +161,14 @@ def window(
         until = min(floor(now, model.grain) for model in models)
     if since >= until:
         raise SchedulerError(
-            f"--since {since:%Y-%m-%dT%H:%M:%SZ} is not before --until {until:%Y-%m-%dT%H:%M:%SZ}: "
+            f"--since {event_time(since)} is not before --until {event_time(until)}: "
             "pass an earlier --since or a later --until."
         )
     for model in models:
         for option, moment in (("--since", since), ("--until", until)):
             if floor(moment, model.grain) != moment:
                 raise SchedulerError(
-                    f"{model.name}: {option} {moment:%Y-%m-%dT%H:%M:%SZ} is inside one of the "
+                    f"{model.name}: {option} {event_time(moment)} is inside one of the "
                     f"model's intervals (grain {model.grain}): pass the start of an interval."
                 )
     return since, until
@@ -176,9 +181,17 @@ def missing_intervals(
     return sorted({step for model in models for step in model.missing(since, until)})
 
 
-def day_or_iso(moment: datetime) -> str:
-    """What dbt's --event-time-start/-end take; a date when the moment is midnight."""
-    return moment.strftime("%Y-%m-%d") if moment == floor(moment, "day") else iso(moment)
+def event_time(moment: datetime) -> str:
+    """A UTC instant as dbt's --event-time-start / --event-time-end take it (click's DateTime
+    formats, no offset: dbt reads it as UTC): the date at midnight, else date and time."""
+    if moment == floor(moment, "day"):
+        return moment.strftime("%Y-%m-%d")
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def span(start: datetime, end: datetime) -> str:
+    """[start, end) for a person, in event_time's form."""
+    return f"[{event_time(start)}, {event_time(end)})"
 
 
 # -- run: dbt in this process ----------------------------------------------------------------
@@ -319,14 +332,22 @@ def merge(pieces: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datet
 
 
 def report_lines(listing: dict[str, Any]) -> list[str]:
-    """The listing for a person: per model, its loaded and its missing intervals."""
-    lines = [f"intervals in [{listing['since']}, {listing['until']})"]
+    """The listing for a person: per model, its loaded and its missing intervals, each as
+    dbt's event-time flags take it (module docstring)."""
+
+    def shown(start: str, end: str) -> str:
+        return span(parse_instant(start), parse_instant(end))
+
+    lines = [
+        f"intervals in {shown(listing['since'], listing['until'])}, UTC, as "
+        "--event-time-start / --event-time-end take them"
+    ]
     for model in listing["models"]:
         lines.append(f"{model['model']} (grain {model['grain']})")
         for kind in ("loaded", "missing"):
             spans = model[kind]
             lines.append(f"  {kind}: {len(spans) or 'none'}")
-            lines.extend(f"    [{start}, {end})" for start, end in spans)
+            lines.extend(f"    {shown(start, end)}" for start, end in spans)
     return lines
 
 
@@ -360,7 +381,7 @@ def catchup_command(
     started = time.monotonic()
     for number, (start, end) in enumerate(todo, 1):
         say.starting(number, start, end)
-        flags = ["--event-time-start", day_or_iso(start), "--event-time-end", day_or_iso(end)]
+        flags = ["--event-time-start", event_time(start), "--event-time-end", event_time(end)]
         result = dbt.invoke([command, "--select", selection, *flags], shown=dbt.shown)
         if not result.success:
             say.failed(number, start, end, failure(result), time.monotonic() - started)
@@ -386,18 +407,17 @@ class Progress:
 
     def nothing(self, since: datetime, until: datetime) -> None:
         self.emit(
-            f"nothing missing in [{iso(since)}, {iso(until)}): no run, nothing written",
+            f"nothing missing in {span(since, until)}: no run, nothing written",
             {"event": "nothing_missing", "since": iso(since), "until": iso(until)},
         )
 
     def starting(self, number: int, start: datetime, end: datetime) -> None:
         if self.output == "text":
-            self.emit(f"interval {number} of {self.total} [{iso(start)}, {iso(end)})", {})
+            self.emit(f"interval {number} of {self.total} {span(start, end)}", {})
 
     def done(self, number: int, start: datetime, end: datetime, elapsed: float) -> None:
         self.emit(
-            f"interval {number} of {self.total} [{iso(start)}, {iso(end)}) loaded, "
-            f"{elapsed:.0f} s elapsed",
+            f"interval {number} of {self.total} {span(start, end)} loaded, {elapsed:.0f} s elapsed",
             {
                 "event": "loaded",
                 "interval": [iso(start), iso(end)],
@@ -411,7 +431,7 @@ class Progress:
         self, number: int, start: datetime, end: datetime, error: str, elapsed: float
     ) -> None:
         self.emit(
-            f"interval [{iso(start)}, {iso(end)}) failed ({number} of {self.total}); the "
+            f"interval {span(start, end)} failed ({number} of {self.total}); the "
             f"intervals after it were not run. {error} Fix the cause and run the same command "
             "again: it starts at this interval.",
             {

@@ -171,6 +171,8 @@ def start_endpoints(spark: Any, options: ServerOptions) -> Any:
     # Open the metastore now (Spark opens it on first use): the server holds the embedded Derby
     # database from its start, so an embedded run meanwhile is refused, not the server later.
     spark.catalog.listDatabases()
+    # what Spark Connect prints when a client leaves (its stack traces), and only that
+    spark._jvm.lakehouse.server.ClientDepartures.quiet()
     if options.password:
         system = spark._jvm.java.lang.System
         system.setProperty("hive.server2.custom.authentication.class", PASSWORD_CLASS)

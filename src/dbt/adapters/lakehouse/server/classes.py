@@ -4,8 +4,9 @@ The server (one Spark JVM serving Spark Connect and JDBC/Thrift) needs two class
 and HiveServer2 load by name, so they must be compiled Java, not Python:
 `lakehouse.server.ReadOnlyOutsideConnect` (a spark.sql.extensions check rule: only Spark
 Connect operations may write, JDBC/Thrift sessions only read) and
-`lakehouse.server.PasswordAuthenticator` (the Thrift password check). Their sources are in
-`java/`. Building the wheel compiles them (setup.py, with `javac` against pyspark's own jars)
+`lakehouse.server.PasswordAuthenticator` (the Thrift password check); app.py also calls
+`lakehouse.server.ClientDepartures` (quiets what Spark Connect prints when a client leaves).
+Their sources are in `java/`. Building the wheel compiles them (setup.py, with `javac` against pyspark's own jars)
 into `lakehouse-server.jar` beside this module, so an installed package serves on a machine
 with a Java runtime and no JDK. A source checkout installed editable has no built jar: the
 server compiles one on its first start into `<jars root>/server/` (jars.py), which needs a

@@ -1,10 +1,8 @@
 package lakehouse.server;
 
 import java.util.function.Function;
-import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
-import scala.collection.immutable.Map;
 
 /**
  * Whether the current thread runs a Spark Connect operation, and the refusal when it does not.
@@ -22,8 +20,8 @@ final class ConnectOperation {
     static final String JOB_TAGS = "spark.job.tags";
     static final String CONNECT_TAG = "SparkConnect_OperationTag_";
     private static final String ADVICE =
-            "; JDBC/Thrift sessions are read-only. dbt writes through Spark Connect"
-                    + " (--target server).";
+            "; JDBC/Thrift sessions are read-only. Write through Spark Connect (dbt: a target"
+                    + " with method: connect, e.g. --target server).";
 
     private ConnectOperation() {}
 
@@ -53,11 +51,9 @@ final class ConnectOperation {
         }
     }
 
-    /** [USER_RAISED_EXCEPTION] lakehouse server: DROP TABLE (DropTable) is a write; ... */
+    /** lakehouse server: DROP TABLE (DropTable) is a write; ... (see {@link ReadOnlyRefusal}) */
     private static void refuse(String what) {
-        throw unchecked(new AnalysisException(
-                "USER_RAISED_EXCEPTION",
-                new Map.Map1<>("errorMessage", "lakehouse server: " + what + ADVICE)));
+        throw unchecked(new ReadOnlyRefusal("lakehouse server: " + what + ADVICE));
     }
 
     /** Throws a checked exception from a Scala function, as Scala code does. */

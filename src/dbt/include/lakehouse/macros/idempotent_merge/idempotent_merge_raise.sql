@@ -3,11 +3,12 @@
     every problem, after dropping a Python model's staging table.
 -#}
 
-{% macro idempotent_merge_raise(headline, problems, staging=none, fix=none) %}
+{% macro idempotent_merge_raise(headline, problems, staging=none, fix=none, strategy='idempotent_merge') %}
     {#-
         The one way idempotent_merge refuses a model: when problems is not empty, one compiler
-        error names the model and the strategy, says what happened (headline, e.g. "nothing
-        was written, because"), lists every problem on a line of its own and, when given,
+        error names the model and the strategy (microbatch for a microbatch model's own
+        checks), says what happened (headline, e.g. "nothing was written, because"), lists
+        every problem on a line of its own and, when given,
         ends with the fix. A Python model's staging table (staging) is dropped first, so a
         refused run leaves nothing behind. Each problem is built by the caller in a
         {% set %} block; its line breaks and indentation are folded into single spaces.
@@ -17,7 +18,7 @@
             {%- do idempotent_merge_drop_staging(staging) -%}
         {%- endif -%}
         {% set msg %}
-Model {{ model.unique_id }} (incremental_strategy='idempotent_merge'): {{ headline }}
+Model {{ model.unique_id }} (incremental_strategy='{{ strategy }}'): {{ headline }}
 {%- for problem in problems %}
   - {{ problem.split() | join(' ') }}
 {%- endfor %}

@@ -1,7 +1,7 @@
 {#-
     The lakehouse adapter's incremental materialization and its private helpers: the strategy
-    checked first (lakehouse_validate_incremental_strategy), microbatch's own configs
-    (microbatch_check_config), and every strategy but idempotent_merge rendered as dbt-spark
+    checked first (lakehouse_validate_incremental_strategy; a microbatch model's configs with
+    it, microbatch_check_config), and every strategy but idempotent_merge rendered as dbt-spark
     renders it (lakehouse_get_incremental_sql).
 -#}
 
@@ -21,9 +21,6 @@
     {%- set strategy = lakehouse_validate_incremental_strategy(config.get('incremental_strategy') or 'append', file_format) -%}
     {#- microbatch: dbt calls the materialization once per batch; each batch is an interval for idempotent_merge -#}
     {%- set idempotent = strategy in ['idempotent_merge', 'microbatch'] -%}
-    {%- if strategy == 'microbatch' -%}
-        {%- do microbatch_check_config() -%}
-    {%- endif -%}
     {%- if not idempotent -%}
         {#- write-audit-publish: only idempotent_merge can wait for the audit of a model it read -#}
         {%- do adapter.refuse_staged_reads(model.unique_id, 'incremental model with incremental_strategy ' ~ strategy) -%}
@@ -136,11 +133,15 @@
         (adapter.valid_incremental_strategies(): dbt-spark's append, merge, insert_overwrite,
         microbatch, and idempotent_merge), or a custom one the project defines as a
         get_incremental_<name>_sql macro (dbt's lookup). dbt-spark's own strategies keep
-        dbt-spark's checks; the others need a table format with MERGE.
+        dbt-spark's checks; the others need a table format with MERGE, which a microbatch
+        model's check lists with its other problems (microbatch_check_config).
     -#}
-    {#- microbatch is not dbt-spark's (insert_overwrite by partition_by): each batch runs through idempotent_merge -#}
     {%- if raw_strategy in ['append', 'merge', 'insert_overwrite'] -%}
         {{ return(dbt_spark_validate_get_incremental_strategy(raw_strategy, file_format)) }}
+    {%- endif -%}
+    {%- if raw_strategy == 'microbatch' -%}
+        {%- do microbatch_check_config(file_format) -%}
+        {{ return(raw_strategy) }}
     {%- endif -%}
     {%- set macro_name = 'get_incremental_' ~ raw_strategy ~ '_sql' -%}
     {%- if raw_strategy not in adapter.valid_incremental_strategies() and context.get(macro_name) is none -%}
@@ -180,18 +181,29 @@ Model {{ model.unique_id }}: incremental_strategy {{ '"' ~ raw_strategy ~ '"' }}
     })) }}
 {% endmacro %}
 
-{% macro microbatch_check_config() %}
+{% macro microbatch_check_config(file_format) %}
     {#-
         The configs a microbatch model needs on the lakehouse adapter, checked before anything
-        is written (dbt itself checks event_time, begin and batch_size when it parses):
-        a unique_key (each batch is reconciled by idempotent_merge, which matches rows by key),
-        and no concurrent_batches: true. Batches run in one SparkSession whose commit-metadata
-        settings (the interval ledger, lakehouse_commit_metadata) are session-wide, so two
-        batches committing at once could each label its commit with the other's interval;
-        dbt-spark does not declare MicrobatchConcurrency either, so dbt would run them one
-        after the other anyway.
+        is written (dbt itself checks event_time, begin and batch_size when it parses), every
+        problem in one error: microbatch is not dbt-spark's (insert_overwrite by partition_by)
+        but each batch reconciled by idempotent_merge, so a model written for dbt-spark
+        (file_format parquet, no unique_key) learns both at once. It needs a table format
+        with MERGE (file_format delta or iceberg), a unique_key (idempotent_merge matches rows
+        by key), and no concurrent_batches: true. Batches run in one SparkSession whose
+        commit-metadata settings (the interval ledger, lakehouse_commit_metadata) are
+        session-wide, so two batches committing at once could each label its commit with the
+        other's interval; dbt-spark does not declare MicrobatchConcurrency either, so dbt would
+        run them one after the other anyway.
     -#}
     {%- set problems = [] -%}
+    {%- if file_format not in ['delta', 'iceberg'] -%}
+        {%- set problem -%}
+            file_format {{ '"' ~ file_format ~ '"' }} has no MERGE. Each batch is reconciled
+            with idempotent_merge, not dbt-spark's insert_overwrite: set file_format to 'delta'
+            or 'iceberg' (partition_by is then optional).
+        {%- endset -%}
+        {%- do problems.append(problem) -%}
+    {%- endif -%}
     {%- if not config.get('unique_key') -%}
         {%- set problem -%}
             unique_key is not set. Each batch is reconciled with idempotent_merge, which
@@ -210,5 +222,5 @@ Model {{ model.unique_id }}: incremental_strategy {{ '"' ~ raw_strategy ~ '"' }}
         {%- endset -%}
         {%- do problems.append(problem) -%}
     {%- endif -%}
-    {%- do idempotent_merge_raise('is misconfigured:', problems) -%}
+    {%- do idempotent_merge_raise('is misconfigured:', problems, strategy='microbatch') -%}
 {% endmacro %}
