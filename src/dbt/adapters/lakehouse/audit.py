@@ -1,8 +1,8 @@
 """Write-audit-publish: the models staged for audit in this dbt invocation, and who read them.
 
 Under `publish: audited`, `dbt build` writes a model's change where readers of the published
-table cannot see it (an Iceberg branch, a Delta view of the table with the change applied, or
-a first load's `<model>__dbt_audit` table) and publishes it in `on-run-end`
+table cannot see it (an Iceberg branch, or a Delta view of the table with the change applied;
+a first load's table is created empty first) and publishes it in `on-run-end`
 (`lakehouse_publish_audited`) once every data test on the model passed. Between the two, the
 model's tests and the downstream models of the same invocation must read the staged state:
 the adapter's Relation renders a staged relation as its staged name (`LakehouseRelation.render`,
