@@ -1,6 +1,7 @@
 """`lakehouse intervals` and `lakehouse catchup` on the orders pipeline: the loaded intervals
-come from the tables' own commits (the ledger), the missing ones are loaded oldest first, a
-failure stops the catch-up at its interval, and a catch-up with nothing missing writes nothing.
+come from the interval ledger, the missing ones are loaded oldest first, a failure stops the
+catch-up at its interval, and a catch-up with nothing missing writes nothing, also once the
+tables' history has been expired down to their newest commit.
 
 Days 1 to 5 are 2026-10-03 to 2026-10-07 (the pipeline's begin is October 3); every file and
 every expected row below is written by hand."""
@@ -8,8 +9,11 @@ every expected row below is written by hand."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from datetime import date, datetime
 from decimal import Decimal
+from pathlib import Path
 
 from support.tables import commit_count, rows
 
@@ -17,8 +21,7 @@ from dbt.adapters.lakehouse import cli
 from retry_safe.project import PROJECT_DIR, interval_flags, run_dbt
 
 HEADER = "order_id,customer_id,status,amount,currency,ordered_at,updated_at"
-# Each file rejects one line: every interval changes both tables (an interval in which a
-# model's source changes nothing commits nothing, and so leaves no ledger entry: README).
+# Each file rejects one line: every interval changes both tables.
 FILES = {
     "20261003": [
         "6001,C01,placed,10.00,EUR,2026-10-03T08:00:00,2026-10-03T08:00:00",
@@ -194,3 +197,35 @@ def test_catchup_loads_exactly_the_missing_days_stops_at_a_failure_and_then_writ
         "lakehouse catchup: nothing missing in [2026-10-03, 2026-10-08): no run, nothing written"
     )
     assert commits == {m: commit_count(spark, f"{schema}.{m}", table_format) for m in MODELS}
+
+    # Routine maintenance expires the tables' history down to the newest commit: every day
+    # stays loaded, and the catch-up still runs nothing.
+    for model in MODELS:
+        expire_history(spark, f"{schema}.{model}", table_format)
+        assert commit_count(spark, f"{schema}.{model}", table_format) == 1
+    assert lakehouse("catchup", target, landing) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == (
+        "lakehouse catchup: nothing missing in [2026-10-03, 2026-10-08): no run, nothing written"
+    )
+
+
+def expire_history(spark, relation: str, table_format: str) -> None:
+    """What a platform team's routine maintenance does to a table's history: Iceberg's
+    expire_snapshots down to the newest snapshot; Delta's log cleanup, which deletes the
+    commits older than delta.logRetentionDuration at a checkpoint (by the files' modification
+    time, cut at a day: the commits are made 40 days old here, as on a table loaded for long)."""
+    if table_format == "iceberg":
+        spark.sql(
+            f"call spark_catalog.system.expire_snapshots(table => '{relation}', "
+            "older_than => current_timestamp(), retain_last => 1)"
+        ).collect()
+        return
+    location = spark.sql(f"describe detail {relation}").first()["location"]
+    aged = time.time() - 40 * 86400
+    for path in Path(location.removeprefix("file:"), "_delta_log").iterdir():
+        os.utime(path, (aged, aged))
+    # this commit is checkpointed at once (interval 1), and the checkpoint cleans the log
+    spark.sql(
+        f"alter table {relation} set tblproperties ('delta.logRetentionDuration' = "
+        "'interval 7 days', 'delta.checkpointInterval' = '1')"
+    )

@@ -1,15 +1,20 @@
 """Two runs of one model at the same time against one table: the same interval, and overlapping
-intervals.
+intervals. Each commits: a commit the format refuses because the other committed first is
+planned and merged again (conflicts.py), and says so in the run's log.
 
 The embedded Derby metastore admits one process, so the two writers share a Hive metastore on
 PostgreSQL, as in production: a local server (retry_safe.postgres, the `postgres` fixture) whose schema the package's
 `lakehouse metastore init` makes first, and, on Iceberg, Hive's commit locks on (the default
 with PostgreSQL). The first process
 loads the setup while the second starts its session; both meet at a barrier, then run the same
-steps together. Each run either commits or fails with the table format's own conflict error.
-They meet again when both are done; the first then reruns every concurrent step (a step that
-committed finds nothing to do, one that failed applies now), and the tables must hold exactly
-the documents' rows: an additive batch applied once, every cart day once.
+steps together, made to collide: the first writer is frozen while its MERGE writes (a data file
+written, no commit yet); meanwhile the second commits the same additive batch, and later, in
+the first's MERGE of the cart days, its own cart days and `lakehouse maintain` (a compaction);
+the first, let go each time, meets those commits: the format refuses its commit (Delta's
+concurrent-delete check, Iceberg's serializable validation), and it plans again (the batch:
+found applied, nothing committed). They meet again when both are done; the
+first then reruns every concurrent step (each finds nothing to do), and the tables must hold
+exactly the documents' rows: an additive batch applied once, every cart day once.
 
 A lakehouse server on the same metastore serves analysts throughout: it starts before any
 schema exists (the first writer waits for it), and afterwards an analyst reads, over JDBC, the
@@ -56,11 +61,6 @@ RERUN = [*CONCURRENT[0], CONCURRENT[1][1]]
 # batches 1 and 2); the cart days 1 to 3.
 ADDITIVE = as_text(ADDITIVE_RESULT)
 CART_ROWS = as_text(JAN_1 + JAN_2 + JAN_3)
-# What each format raises when another writer committed first.
-CONFLICTS = {
-    "delta": ("DELTA_CONCURRENT_", "ConcurrentAppendException", "ConcurrentDeleteReadException"),
-    "iceberg": ("CommitFailedException", "ValidationException", "Found conflicting files"),
-}
 SOAK = bool(os.environ.get("SOAK_RUNS"))
 
 
@@ -92,7 +92,9 @@ class Writer:
                 env={**env, "DBT_LOG_PATH": str(home / f"logs-{name}")},
                 stdout=out,
                 stderr=err,
+                start_new_session=True,  # its group (the JVM too) is frozen and let go as one
             )
+        self.log = home / f"logs-{name}" / "dbt.log"
 
     def outcomes(self) -> tuple[list[dict], dict]:
         """Its STEP lines and its DUMP, once it ended."""
@@ -105,7 +107,7 @@ class Writer:
 
 
 @pytest.mark.slow
-def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
+def test_concurrent_runs_all_commit_the_loser_planning_again_and_never_duplicate(
     tmp_path, target, table_format, postgres
 ):
     env = writers_env(tmp_path / "lakehouse", target, table_format, postgres[1])
@@ -113,11 +115,16 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
     # session; both then meet at the barrier and run their steps together, and meet again when
     # both are done. The first then reruns, meets this test (which leaves a dead writer's lock
     # behind, below) and seeds.
-    barriers = ("served", "start", "done", "dead")
-    served, start, done, dead = [["barrier", str(tmp_path / name), 2] for name in barriers]
+    barriers = ("served", "start", "done", "dead", "frozen", "compact")
+    served, start, done, dead, frozen, compact = [
+        ["barrier", str(tmp_path / name), 2] for name in barriers
+    ]
+    additive, cart = CONCURRENT[1]
     plans = [
         [served, *SETUP, start, *CONCURRENT[0], done, *RERUN, dead, ["seed"]],
-        [start, *CONCURRENT[1], done],
+        # while the first is frozen mid-MERGE (collide): the second commits the same batch;
+        # then, in the first's MERGE of the cart days, its own cart days and a compaction
+        [start, frozen, additive, compact, cart, ["maintain", CART], done],
     ]
     dump = [CART, "customer_balances_additive"]
     writers = [
@@ -130,6 +137,9 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
         assert [row for row in analyst("show schemas") if row[0] == "analytics"] == []
         Path(served[1]).mkdir(parents=True, exist_ok=True)
         (Path(served[1]) / "test").touch()
+        tables = tmp_path / "lakehouse" / table_format / "warehouse" / "analytics.db"
+        collide(writers, tables / "customer_balances_additive", Path(frozen[1]), additive)
+        collide(writers, tables / CART, Path(compact[1]), ["maintain", CART])
         meet(Path(dead[1]), writers[0], postgres[0], table_format)
         (first, tables), (second, _) = [writer.outcomes() for writer in writers]
         served_rows = as_text(analyst(f"select * from analytics.{CART}"))
@@ -143,10 +153,16 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
 
     setup = first[: len(SETUP)]
     concurrent = [first[len(SETUP) : len(SETUP) + 2], second]
+    assert [step["step"] for step in second] == [additive, cart, ["maintain", CART]]
     rerun, seed = first[len(SETUP) + 2 : -1], first[-1]
     assert all(step["ok"] for step in setup), setup
-    for step in (step for steps in concurrent for step in steps if not step["ok"]):
-        assert any(name in step["error"] for name in CONFLICTS[table_format]), step["error"][-3000:]
+    # every concurrent step committed or found nothing to do: no conflict failed a run
+    assert all(step["ok"] for steps in concurrent for step in steps), concurrent
+    # the frozen writer's commits met the other's (a MERGE, then a MERGE and a compaction),
+    # and it planned again each time
+    log = writers[0].log.read_text()
+    for table in ("customer_balances_additive", CART):
+        assert f"idempotent_merge analytics.{table}: attempt 1 of 5 met a concurrent commit" in log
     assert [step["step"] for step in rerun] == RERUN
     assert all(step["ok"] for step in rerun), rerun
     assert tables["customer_balances_additive"]["rows"] == ADDITIVE
@@ -155,6 +171,36 @@ def test_concurrent_runs_commit_or_conflict_and_never_duplicate(
     assert seed == {"step": ["seed"], "ok": True}, seed
     # the server, started before the schema existed, serves what the writers committed
     assert served_rows == CART_ROWS
+
+
+def collide(writers: list[Writer], table: Path, barrier: Path, step: list) -> None:
+    """Freeze the first writer while its MERGE into table writes (a data file written, its
+    commit not yet made), let the second writer through barrier until it has run step, then
+    let the first go on: its commit meets what the second committed."""
+    first, second = writers
+    marker = f"merge into analytics.{table.name} as target"
+    while not (first.log.exists() and marker in first.log.read_text()):
+        assert first.process.poll() is None, first.err.read_text()[-3000:]
+        time.sleep(0.01)
+    before = data_files(table)
+    os.killpg(first.process.pid, signal.SIGSTOP)
+    try:
+        while not data_files(table) - before:
+            assert first.process.poll() is None, first.err.read_text()[-3000:]
+            os.killpg(first.process.pid, signal.SIGCONT)
+            time.sleep(0.01)
+            os.killpg(first.process.pid, signal.SIGSTOP)
+        barrier.mkdir(parents=True, exist_ok=True)
+        (barrier / "test").touch()
+        while f'"step": {json.dumps(step)}' not in second.out.read_text():
+            assert second.process.poll() is None, second.err.read_text()[-3000:]
+            time.sleep(0.05)
+    finally:
+        os.killpg(first.process.pid, signal.SIGCONT)
+
+
+def data_files(table: Path) -> set[Path]:
+    return {p for p in table.rglob("*.parquet") if "_delta_log" not in p.parts}
 
 
 def serve(env: dict[str, str], logs: Path, table_format: str):

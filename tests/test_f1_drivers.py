@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from support.expected import F1_AFTER_DAY_1, F1_AFTER_DAY_2, F1_AFTER_DAY_3, F1_COLUMNS, F1_MODELS
-from support.tables import rows
+from support.tables import leftover_folders, rows
 
 from retry_safe.project import interval_flags, run_dbt
 
@@ -38,3 +38,6 @@ def test_three_batches_give_the_documents_tables_and_reruns_in_any_order_keep_th
     for model in F1_MODELS:
         assert rows(spark, f"{schema}.{model}", F1_COLUMNS) == F1_AFTER_DAY_3, model
     run_dbt(["test", "--select", "f1_drivers"], target)
+    # seven runs of the Python model, each staging its rows in a table it drops: no files of
+    # them left (an Iceberg DROP without PURGE kept every one, in one folder)
+    assert leftover_folders(spark, schema) == []

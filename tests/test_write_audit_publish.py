@@ -15,7 +15,7 @@ from datetime import date, datetime
 
 import pytest
 from support.processes import step_env
-from support.tables import rows, table_names
+from support.tables import leftover_folders, rows, table_names
 
 from retry_safe.project import PROJECT_DIR, run_dbt
 from retry_safe.scenario import command
@@ -317,8 +317,10 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
         # the refused change is discarded, and the change staged with it
         assert branches(spark, scores) == branches(spark, days) == ["main"]
         assert unpublished_snapshots(spark, scores) == unpublished_snapshots(spark, days) == []
-    # nothing staged is left as a table (a Python model's staged rows included)
+    # nothing staged is left as a table (a Python model's staged rows included), nor as files,
+    # and each table's folder is named after it
     assert table_names(spark, schema) == tables
+    assert leftover_folders(spark, schema) == []
 
 
 UNKNOWN_SQL = SCORES_SQL.replace("publish='audited'", "publish='sometimes'")

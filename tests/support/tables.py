@@ -3,6 +3,7 @@ SparkSession)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from retry_safe.tables import commits
@@ -21,6 +22,16 @@ def table_names(spark: Any, schema: str) -> set[str]:
     """The schema's tables and views (a session's temporary views left out)."""
     listed = spark.sql(f"show tables in {schema}").collect()
     return {row.tableName for row in listed if not row.isTemporary}
+
+
+def leftover_folders(spark: Any, schema: str) -> list[str]:
+    """The folders of the schema's warehouse folder that belong to no table of the schema (a
+    dropped staging table's files, a table living in another table's folder): none expected."""
+    warehouse = Path(spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:"))
+    folder = warehouse / f"{schema}.db"
+    found = {path.name for path in folder.iterdir() if path.is_dir()} if folder.is_dir() else set()
+    listed = spark.sql(f"show tables in {schema}").collect()
+    return sorted(found - {row.tableName for row in listed if not row.isTemporary})
 
 
 def duplicate_keys(spark: Any, relation: str, keys: list[str]) -> list[tuple]:

@@ -10,6 +10,7 @@ from dbt.adapters.lakehouse.session_settings import session_settings
 
 SHUFFLE = "spark.sql.shuffle.partitions"
 SNAPSHOT = "spark.databricks.delta.snapshotPartitions"
+LISTING = "spark.sql.sources.parallelPartitionDiscovery.parallelism"  # Delta's VACUUM
 
 
 @pytest.fixture(autouse=True)
@@ -29,13 +30,17 @@ def eight_cores(monkeypatch):
 )
 def test_a_local_master_gets_task_counts_for_its_cores(master, shuffle, snapshot):
     settings = session_settings("delta", {"spark.master": master} if master else {})
-    assert (settings[SHUFFLE], settings[SNAPSHOT]) == (shuffle, snapshot)
+    assert (settings[SHUFFLE], settings[SNAPSHOT], settings[LISTING]) == (
+        shuffle,
+        snapshot,
+        shuffle,
+    )
 
 
 def test_iceberg_gets_the_shuffle_count_only():
     settings = session_settings("iceberg", {})
     assert settings[SHUFFLE] == "16"
-    assert SNAPSHOT not in settings
+    assert SNAPSHOT not in settings and LISTING not in settings
 
 
 def test_the_profiles_own_values_win():
@@ -47,7 +52,7 @@ def test_the_profiles_own_values_win():
 def test_a_cluster_keeps_sparks_and_deltas_own_defaults(master):
     settings = session_settings("delta", {"spark.master": master})
     assert SHUFFLE not in settings
-    assert SNAPSHOT not in settings
+    assert SNAPSHOT not in settings and LISTING not in settings
 
 
 def test_a_profile_without_table_format_gets_nothing():

@@ -9,7 +9,8 @@ of steps in one process, each `["seed"]`, `[selector, start, end]` (dbt run), `[
 selector, start, end]` (dbt build: the models' tests too, and audited models published only
 once they pass), `["retry"]` (dbt retry: what the last invocation's run_results.json left to
 do), `["sql", <statement>]` (one statement on the target's session, outside dbt: a fix of a
-source) or `["barrier", <folder>, <n>]` (start the session, then wait until n processes reached
+source), `["maintain", selector]` (the package's `lakehouse maintain`, in this process) or
+`["barrier", <folder>, <n>]` (start the session, then wait until n processes reached
 the barrier: concurrent runs start together), printing a STEP line per step; `--keep-going`
 goes on after a failed step.
 It then dumps the tables named after the steps. `dump` prints each table's rows, columns and
@@ -86,6 +87,8 @@ def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
                 run_dbt(["retry"], target)
             elif step[0] == "sql":
                 session(target).sql(step[1]).collect()
+            elif step[0] == "maintain":
+                maintain(step[1], target)
             elif step[0] == "build":
                 run(*step[1:], target=target, dbt_command="build")
             else:
@@ -98,6 +101,15 @@ def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
         else:
             print("STEP " + json.dumps({"step": step, "ok": True}))
     return all_passed
+
+
+def maintain(selector: str, target: str) -> None:
+    """`lakehouse maintain --select selector` in this process (its dbt shares the session)."""
+    from dbt.adapters.lakehouse import cli
+
+    status = cli.main(["maintain", "--select", selector, "--target", target])
+    if status != 0:
+        raise AssertionError(f"lakehouse maintain --select {selector} ended with {status}")
 
 
 def session(target: str):

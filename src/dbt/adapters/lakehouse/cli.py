@@ -9,6 +9,8 @@
                                                     loaded and missing intervals (scheduler.py)
     lakehouse catchup   --select S [--since D] [--until D] [--command run|build] [--quiet|--json]
                                                     run each missing interval, oldest first
+    lakehouse maintain  --select S [--retain 7d] [--dry-run] [--json]
+                                                    compact, expire history, drop leftovers
     lakehouse runner [--socket PATH]                a warm dbt: imports done once (runner.py)
     lakehouse dbt [--socket PATH] <dbt args>        `dbt <dbt args>`, started by the runner
 
@@ -106,6 +108,18 @@ def catchup_command(args: argparse.Namespace) -> int:
         return 2
 
 
+def maintain_command(args: argparse.Namespace) -> int:
+    from dbt.adapters.lakehouse import maintenance
+
+    try:
+        return maintenance.maintain_command(
+            dbt_of(args), args.select, args.retain, args.dry_run, args.json
+        )
+    except maintenance.MaintenanceError as problem:
+        print(f"lakehouse maintain: {problem}", file=sys.stderr)
+        return 2
+
+
 def runner_command(args: argparse.Namespace) -> int:
     try:
         return runner.serve(args.socket or default_socket())
@@ -192,6 +206,29 @@ def parser() -> argparse.ArgumentParser:
         "--json", dest="output", action="store_const", const="json", help="JSON lines"
     )
     catchup.set_defaults(run=catchup_command, output="text")
+
+    maintain = commands.add_parser(
+        "maintain",
+        help="compact the selected tables, expire their history older than --retain and delete "
+        "the files only it held, drop staging tables killed runs left; safe beside runs",
+    )
+    maintain.add_argument("--select", "-s", required=True, help="dbt's selection (+orders ...)")
+    maintain.add_argument(
+        "--retain",
+        default="7d",
+        help="time travel kept, as 36h, 7d or 2w (default 7d; at least 7d on Delta, 24h on "
+        "Iceberg)",
+    )
+    maintain.add_argument("--dry-run", action="store_true", help="say what would be done")
+    maintain.add_argument("--json", action="store_true", help="one JSON document")
+    for option, what in (
+        ("--project-dir", "the dbt project (default: as dbt finds it)"),
+        ("--profiles-dir", "the folder of profiles.yml (default: as dbt)"),
+        ("--target", "the profile's target (default: the profile's)"),
+        ("--vars", "dbt's --vars"),
+    ):
+        maintain.add_argument(option, help=what)
+    maintain.set_defaults(run=maintain_command, output="json")
 
     warm = commands.add_parser(
         "runner",

@@ -44,6 +44,8 @@ class LakehouseCredentials(SparkCredentials):
     # the table format the target writes (delta or iceberg): target.table_format for the
     # project's file_format; connect checks it against the server's catalog
     table_format: str | None = None
+    # the schema of the interval ledger table, <ledger_schema>.interval_ledger (ledger.py)
+    ledger_schema: str = "lakehouse"
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -60,7 +62,7 @@ class LakehouseCredentials(SparkCredentials):
 
     def _connection_keys(self) -> tuple[str, ...]:
         # table_format reaches projects as target.table_format (dbt_project.yml's file_format)
-        return (*super()._connection_keys(), "table_format")
+        return (*super()._connection_keys(), "table_format", "ledger_schema")
 
 
 class LakehouseConnectionManager(SparkConnectionManager):

@@ -8,17 +8,21 @@ from typing import Any
 from dbt_common.events.contextvars import get_node_info
 from dbt_common.events.functions import fire_event
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
+from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.base import BaseRelation, PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.events.types import SQLQuery, SQLQueryStatus
 from dbt.adapters.lakehouse import (
     audit,
+    conflicts,
     determinism,
     errors,
+    folders,
     identifiers,
     ledger,
     listing,
+    maintenance,
     pinned,
     seeds,
     show,
@@ -36,6 +40,10 @@ from dbt.artifacts.schemas.results import RunStatus
 
 # `dbt retry` sets no selection for the staging decision to read (audit.py)
 audit.record_every_selection()
+
+# the schemas whose interval ledger table this process made sure of (record_interval)
+_LEDGERS: set[str] = set()
+LEDGER_CREATE_ATTEMPTS = 5
 
 
 class LakehouseAdapter(SparkAdapter):
@@ -115,19 +123,87 @@ class LakehouseAdapter(SparkAdapter):
         return found.as_dict() if found else None
 
     @available
-    def interval_ledger(
+    def record_interval(
         self,
-        model_id: str,
         relation: str,
-        commits: list,
-        begin: object = None,
-        version_label: str = "version",
+        model: str,
+        load: str,
+        start: object = None,
+        end: object = None,
+        version: object = None,
+    ) -> str:
+        """Record one run's interval in the interval ledger table (ledger.py): the table, the
+        model, the kind of load (create, merge or unchanged), [start, end), this invocation
+        and the table's version after the run. The ledger table (and its schema) is created
+        the first time. Returns ''."""
+        schema = self.config.credentials.ledger_schema
+        self._ensure_ledger(schema)
+        moments = [parse_instant(value) if value is not None else None for value in (start, end)]
+        sql = ledger.insert_sql(
+            schema, relation, model, load, *moments, get_invocation_id(), version
+        )
+        self.execute(sql)
+        return ""
+
+    def _ensure_ledger(self, schema: str) -> None:
+        """The ledger table exists (once per process and schema). Two processes creating it at
+        once: the loser's CREATE fails as a first load's would (errors.first_load_conflict),
+        and it asks again once the winner's table is there."""
+        if schema in _LEDGERS:
+            return
+        self.execute(f"create schema if not exists {schema}")
+        create = ledger.create_sql(schema, self.config.credentials.table_format or "delta")
+        for attempt in range(1, LEDGER_CREATE_ATTEMPTS + 1):
+            try:
+                self.execute(create)
+                break
+            except DbtRuntimeError as error:
+                if errors.first_load_conflict(str(error)) is None:
+                    raise
+                if attempt == LEDGER_CREATE_ATTEMPTS:
+                    raise
+                time.sleep(attempt)
+        _LEDGERS.add(schema)
+
+    @available
+    def interval_ledger(
+        self, model_id: str, relation: str, begin: object = None, version_label: str = "version"
     ) -> dict:
-        """The interval ledger of a model's table (ledger.py): commits is [version, commit
-        metadata] per commit, oldest first. Returns {'intervals': loaded intervals and gaps in
-        time order, 'lines': the same as text}; macro lakehouse_intervals."""
-        pieces = ledger.listing(model_id, [(str(v), m) for v, m in commits], begin)
+        """The interval ledger of a model's table (ledger.py), read from the ledger table:
+        {'intervals': loaded intervals and gaps in time order, 'lines': the same as text};
+        none before the ledger table exists. Macro lakehouse_intervals."""
+        schema = self.config.credentials.ledger_schema
+        try:
+            _, table = self.execute(ledger.select_sql(schema, relation), fetch=True)
+        except DbtRuntimeError as error:
+            if "TABLE_OR_VIEW_NOT_FOUND" not in str(error) and "SCHEMA_NOT_FOUND" not in str(error):
+                raise
+            rows: list = []
+        else:
+            rows = ledger.records(tuple(row) for row in table.rows)
+        pieces = ledger.listing(rows, begin)
         return {"intervals": pieces, "lines": ledger.lines(relation, pieces, version_label)}
+
+    @available
+    def drop_table(self, relation: BaseRelation) -> str:
+        """Drop a table and its files (macro lakehouse_drop_table). A Delta table of the session
+        catalog is managed: DROP deletes its folder. An Iceberg table of the session catalog
+        (Hive) keeps every file on a plain DROP, so it is dropped with PURGE, which deletes its
+        data and metadata files but leaves their folders: an embedded session then removes
+        the table's folder once no file is left in it. Returns ''."""
+        credentials = self.connections.get_thread_connection().credentials
+        if credentials.table_format != "iceberg":
+            self.execute(f"drop table if exists {relation}")
+            return ""
+        location = None
+        if credentials.method == SparkConnectionMethod.SESSION and self._table_exists(relation):
+            rows = self._session_rows(f"describe table extended {relation}")
+            found = [r["data_type"] for r in rows if str(r["col_name"]).strip() == "Location"]
+            location = found[0] if found else None
+        self.execute(f"drop table if exists {relation} purge")
+        if location:
+            folders.remove_if_empty(credentials, location)
+        return ""
 
     @available
     def check_seed_file(
@@ -150,31 +226,144 @@ class LakehouseAdapter(SparkAdapter):
         if connection.credentials.method not in SESSION_METHODS:
             self.connections.add_query(f"cache table {name} as {sql}", auto_begin=False)
             return
+        note = f"-- computed once into the temporary view {name} (localCheckpoint)"
+        self._on_session(sql, note, lambda sql: pinned.pin_rows(connection.credentials, name, sql))
+
+    def _session_rows(self, sql: str) -> list[dict]:
+        """A statement's rows as dicts (structs too) from dbt's Spark session (pinned.rows),
+        logged and timed like any statement."""
+        credentials = self.connections.get_thread_connection().credentials
+        return self._on_session(
+            sql, "-- read on the Spark session", lambda sql: pinned.rows(credentials, sql)
+        )
+
+    def _on_session(self, sql: str, note: str, work: Any) -> Any:
+        """work(sql) on dbt's Spark session, logged and timed as dbt logs a statement, its
+        errors as dbt's (the connection's exception handler)."""
+        connection = self.connections.get_thread_connection()
         connection.handle  # noqa: B018 (opens a lazy connection: the embedded session starts there)
         sql = self.connections._add_query_comment(sql)
-        logged = f"-- computed once into the temporary view {name} (localCheckpoint)\n{sql}"
-        fire_event(SQLQuery(conn_name=connection.name, sql=logged, node_info=get_node_info()))
+        fire_event(
+            SQLQuery(conn_name=connection.name, sql=f"{note}\n{sql}", node_info=get_node_info())
+        )
         started = time.perf_counter()
         with self.connections.exception_handler(sql):
-            pinned.pin_rows(connection.credentials, name, sql)
+            done = work(sql)
         elapsed = time.perf_counter() - started
         fire_event(SQLQueryStatus(status="OK", elapsed=elapsed, node_info=get_node_info()))
+        return done
 
     @available
-    def create_first_load(self, sql: str) -> str:
-        """Run a first load's CREATE TABLE (idempotent_merge_create_sql). When the format says
-        another run created the table meanwhile (two first loads at once: errors.py,
-        FIRST_LOAD_CONFLICTS), return what happened, for the strategy's refusal; '' when
-        created. Any other error is raised as it is."""
+    def maintenance_problems(self, tables: list, retain: str) -> list:
+        """What stops `lakehouse maintain` before it changes anything (maintenance.py), one
+        line each with the fix: a window shorter than a format's safe minimum, a selected
+        model without a table, a table of another format or outside the warehouse. tables:
+        [{'schema', 'identifier', 'format', 'model'}]."""
+        try:
+            hours = maintenance.parse_retain(retain)
+        except maintenance.MaintenanceError as problem:
+            return [str(problem)]
+        problems = []
+        for table_format in sorted({t["format"] for t in tables} & set(maintenance.MINIMUM_HOURS)):
+            problem = maintenance.retention_problem(hours, table_format, retain)
+            if problem:
+                problems.append(problem)
+        warehouse = self._session_rows("set spark.sql.warehouse.dir")[0]["value"]
+        for spec in tables:
+            table = maintenance.Table(
+                spec["schema"], spec["identifier"], spec["format"], spec["model"]
+            )
+            problem = maintenance.format_problem(table)
+            if problem:
+                problems.append(problem)
+                continue
+            if not self._table_exists(
+                self.Relation.create(schema=table.schema, identifier=table.identifier)
+            ):
+                problems.append(
+                    f"{table.model} has no table yet ({table.name}): run it first, or select "
+                    "without it."
+                )
+                continue
+            problem = maintenance.ownership_problem(self._session_rows, table, warehouse)
+            if problem:
+                problems.append(problem)
+        return problems
+
+    @available
+    def maintain_table(self, spec: dict, retain: str, dry_run: bool) -> dict:
+        """Maintain one table, or say what would be done (maintenance.py): its record for
+        `lakehouse maintain`'s report."""
+        table = maintenance.Table(spec["schema"], spec["identifier"], spec["format"], spec["model"])
+        hours = maintenance.parse_retain(retain)
+        return maintenance.maintain(self._session_rows, table, hours, dry_run)
+
+    @available
+    def create_first_load(self, sql: str, relation: BaseRelation) -> str:
+        """Run a first load's CREATE TABLE (idempotent_merge_create_sql): '' once created.
+        When the format refuses it because another run is creating or created the table (two
+        first loads at once: errors.py, FIRST_LOAD_CONFLICTS), 'exists' as soon as that table
+        is there (the strategy then merges into it), after trying again for a few seconds
+        (conflicts.ATTEMPTS) while it is not; then what happened, for the strategy's refusal.
+        Any other error is raised as it is."""
+        for attempt in range(1, conflicts.ATTEMPTS + 1):
+            try:
+                self.execute(sql)
+                return ""
+            except DbtRuntimeError as error:
+                happened = errors.first_load_conflict(str(error))
+                if happened is None:
+                    raise
+                errors.logger.debug(f"first load of {relation} met another run's: {error}")
+                if self._table_exists(relation):
+                    return "exists"
+                if attempt == conflicts.ATTEMPTS:
+                    return happened
+                time.sleep(conflicts.pause(attempt))
+        raise AssertionError("unreachable: the last attempt returns")
+
+    def _table_exists(self, relation: BaseRelation) -> bool:
+        """The metastore names the table now (show tables: names only, no cache)."""
+        sql = f"show tables in {relation.schema} like '{relation.identifier}'"
+        _, table = self.execute(sql, fetch=True)
+        return any(not row[2] for row in table.rows)
+
+    @available
+    def merge_attempts(self) -> int:
+        """How many times idempotent_merge plans and merges an interval whose commit another
+        writer beat (conflicts.py)."""
+        return conflicts.ATTEMPTS
+
+    @available
+    def commit_merge(self, relation: str, sql: str, attempt: int) -> str:
+        """Run idempotent_merge's MERGE: '' once committed. When the format refuses the commit
+        because another writer committed first (conflicts.py), the conflict's name, after
+        logging the attempt and a short random wait, so the strategy plans again; on the
+        last attempt, an error saying so. Any other error is raised at once."""
         try:
             self.execute(sql)
         except DbtRuntimeError as error:
-            happened = errors.first_load_conflict(str(error))
-            if happened is None:
+            name = conflicts.conflict(str(error))
+            if name is None:
                 raise
-            errors.logger.debug(f"first load refused after: {error}")
-            return happened
+            if attempt >= conflicts.ATTEMPTS:
+                raise DbtRuntimeError(conflicts.gave_up(relation, name, str(error))) from None
+            errors.logger.debug(f"the concurrent commit, as the format reported it: {error}")
+            return self.met_concurrent_commit(relation, attempt, name)
         return ""
+
+    @available
+    def met_concurrent_commit(self, relation: str, attempt: int, name: str) -> str:
+        """Log that this attempt met another writer's commit (name: what showed it), wait a
+        short random while, and return name."""
+        errors.logger.info(conflicts.attempt_line(relation, attempt, name))
+        time.sleep(conflicts.pause(attempt))
+        return name
+
+    @available
+    def conflict_note(self, attempt: int) -> str:
+        """What the model's log line says of a commit made on a later attempt."""
+        return conflicts.committed_note(attempt)
 
     @available
     def stage_audited(self, relation: BaseRelation, details: dict) -> str:

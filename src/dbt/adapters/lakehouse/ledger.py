@@ -1,61 +1,147 @@
-"""The interval ledger: which intervals a model's table holds, read from the table's own history.
+"""The interval ledger: which intervals of a model its table holds, in a table of its own.
 
-Every CREATE and MERGE of idempotent_merge (and so of microbatch) carries an entry in the
-format's commit metadata (Delta ``userMetadata``, Iceberg snapshot summary ``lakehouse.ledger``):
-the model, the interval [start, end) in UTC, dbt's invocation id and the kind of load. The
-listing replays those entries in commit order: a ``create`` (first load, full refresh) starts
-the table over; every point in time is attributed to the newest commit whose interval covers it.
-Adjacent pieces last changed by the same commit are shown as one interval; the uncovered
-pieces between ``begin`` (or the first interval) and the end of the last interval are gaps.
-A run that changed nothing committed nothing, so an interval keeps the commit that last changed
-it.
+Every run of idempotent_merge (and so of microbatch) that ends well records one row in
+``<ledger_schema>.interval_ledger`` (the profile's ``ledger_schema``, default ``lakehouse``):
+the table, the model, the interval [start, end) in UTC, dbt's invocation id, the table's version
+after the run and the kind of load: ``create`` (first load, full refresh: the table starts
+over), ``merge`` (a MERGE committed) or ``unchanged`` (nothing to change: the interval is loaded
+all the same). The row is written after the data commit (for write-audit-publish, after the
+publish), so a run killed in between leaves the interval missing with its rows in place: the
+next run finds nothing to change and records it. No interval is ever listed as loaded without
+its rows.
+
+Why a table, and not the table's own commit history (the first design, still written as each
+commit's metadata): history is what routine maintenance removes. Iceberg's expire_snapshots and
+Delta's log cleanup dropped the commits carrying the entries (an operator's
+`expire_snapshots(retain_last => 1)` made loaded days "missing", and `lakehouse catchup` reran
+them); compaction commits carry no entry, and a run with nothing to change made no commit at
+all. Rows of a table survive all of that. Appends of several writers never conflict on either
+format. The one atomicity the table cannot give, data and ledger in one commit, is not needed:
+the strategy's runs are idempotent, so a missing row costs one no-op rerun, never a wrong row.
+
+The listing replays a table's rows in the order they were recorded: a ``create`` starts the
+table over; every point in time is attributed to the newest row whose interval covers it, and
+shown with the version and invocation of the newest row that changed it. Adjacent pieces last
+changed by the same commit are shown as one interval; the uncovered pieces between ``begin``
+(or the first interval) and the end of the last interval are gaps.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
+from dbt.adapters.lakehouse.bindings import sql_literal
 from dbt.adapters.lakehouse.interval import parse_instant
+
+TABLE = "interval_ledger"
+COLUMNS = (
+    ("relation", "string"),
+    ("model", "string"),
+    ("load", "string"),
+    ("interval_start", "timestamp"),
+    ("interval_end", "timestamp"),
+    ("invocation_id", "string"),
+    ("version", "string"),
+    ("recorded_at", "timestamp"),
+)
+LOADS = ("create", "merge", "unchanged")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One row of the ledger table, as the listing reads it."""
+
+    load: str
+    start: datetime | None
+    end: datetime | None
+    invocation_id: str
+    version: str | None
 
 
 @dataclass(frozen=True)
 class Entry:
-    version: str
+    version: str | None
     invocation_id: str
     start: datetime
     end: datetime
 
 
-def read_entries(model_id: str, commits: list[tuple[str, str | None]]) -> list[Entry]:
-    """The model's interval entries since its table last started over, oldest first.
+def table_name(schema: str) -> str:
+    return f"{schema}.{TABLE}"
 
-    commits: (version, commit metadata or None) of every commit, oldest first.
-    """
+
+def create_sql(schema: str, table_format: str) -> str:
+    columns = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
+    return f"create table if not exists {table_name(schema)} ({columns}) using {table_format}"
+
+
+def insert_sql(
+    schema: str,
+    relation: str,
+    model: str,
+    load: str,
+    start: datetime | None,
+    end: datetime | None,
+    invocation_id: str,
+    version: object,
+) -> str:
+    """The row of one run (recorded_at: the statement's own time)."""
+    if load not in LOADS:
+        raise ValueError(f"ledger load {load!r} is not one of {', '.join(LOADS)}")
+    values = [relation, model, load, start, end, invocation_id]
+    values.append(None if version is None else str(version))
+    literals = ", ".join(sql_literal(value) for value in values)
+    return f"insert into {table_name(schema)} values ({literals}, current_timestamp())"
+
+
+def select_sql(schema: str, relation: str) -> str:
+    return (
+        "select load, interval_start, interval_end, invocation_id, version"
+        f" from {table_name(schema)} where relation = {sql_literal(relation)}"
+        " order by recorded_at"
+    )
+
+
+def records(rows: Iterable[Sequence[Any]]) -> list[Record]:
+    """The rows of select_sql as records (timestamps read as UTC, as the session keeps them)."""
+    return [
+        Record(
+            str(load),
+            parse_instant(start) if start is not None else None,
+            parse_instant(end) if end is not None else None,
+            str(invocation_id),
+            None if version is None else str(version),
+        )
+        for load, start, end, invocation_id, version in rows
+    ]
+
+
+def read_entries(rows: list[Record]) -> list[Entry]:
+    """The intervals recorded since the table last started over, oldest first; a row that
+    changed nothing stands for the newest earlier row whose interval holds it (the commit
+    that last changed it), if any."""
     entries: list[Entry] = []
-    for version, metadata in commits:
-        try:
-            entry = json.loads(metadata) if metadata else None
-        except ValueError:  # another writer's userMetadata
-            continue
-        if not isinstance(entry, dict) or entry.get("model") != model_id:
-            continue
-        if entry.get("load") == "create":
+    for row in rows:
+        if row.load == "create":
             entries = []
-        start = parse_instant(entry.get("interval_start") or "")
-        end = parse_instant(entry.get("interval_end") or "")
-        if start is not None and end is not None and start < end:
-            entries.append(Entry(version, str(entry.get("invocation_id")), start, end))
+        if row.start is None or row.end is None or not row.start < row.end:
+            continue
+        entry = Entry(row.version, row.invocation_id, row.start, row.end)
+        if row.load == "unchanged":
+            covering = [e for e in entries if e.start <= row.start and row.end <= e.end]
+            if covering:  # the run that last changed it
+                entry = Entry(covering[-1].version, covering[-1].invocation_id, row.start, row.end)
+        entries.append(entry)
     return entries
 
 
-def listing(
-    model_id: str, commits: list[tuple[str, str | None]], begin: object = None
-) -> list[dict]:
+def listing(rows: list[Record], begin: object = None) -> list[dict]:
     """Loaded intervals and gaps, in time order, as dicts with kind ('loaded' or 'gap'),
     start, end (ISO-8601 UTC) and, for loaded intervals, version and invocation_id."""
-    entries = read_entries(model_id, commits)
+    entries = read_entries(rows)
     if not entries:
         return []
     cuts = sorted({e.start for e in entries} | {e.end for e in entries})
@@ -85,7 +171,7 @@ def listing(
 def lines(relation: str, pieces: list[dict], version_label: str = "version") -> list[str]:
     """The listing as text, one interval a line (version_label: Delta version, Iceberg snapshot)."""
     if not pieces:
-        return [f"{relation}: no interval loaded (no commit carries a ledger entry)"]
+        return [f"{relation}: no interval loaded (the interval ledger holds none)"]
     out = [f"{relation}: intervals [start, end), the commit that last changed each, and gaps"]
     for p in pieces:
         span = f"[{p['start']}, {p['end']})"

@@ -26,7 +26,10 @@ session), so one dbt run of many large models holds their intervals on local dis
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def pin_rows(credentials: Any, name: str, sql: str) -> None:
@@ -34,15 +37,27 @@ def pin_rows(credentials: Any, name: str, sql: str) -> None:
     embedded one (method: session), or the lakehouse server's through Spark Connect (method:
     connect). Targets without a Spark session in dbt's process (thrift, http, odbc) cache the
     view in SQL instead (LakehouseAdapter.pin_view)."""
+    on_session(credentials, lambda spark: _checkpoint(spark, name, sql))
+
+
+def rows(credentials: Any, sql: str) -> list[dict[str, Any]]:
+    """A statement's rows as dicts, nested structs as dicts too, read on dbt's Spark session
+    (as pin_rows): what dbt's agate tables cannot hold (a command's struct of metrics)."""
+    return on_session(
+        credentials, lambda spark: [r.asDict(recursive=True) for r in spark.sql(sql).collect()]
+    )
+
+
+def on_session(credentials: Any, work: Callable[[Any], T]) -> T:
+    """work(spark) on dbt's Spark session: the embedded one, or the server's (Spark Connect)."""
     if credentials.method == "connect":
         from dbt.adapters.lakehouse.connect import connect_session, on_the_server
 
         with on_the_server(credentials):
-            _checkpoint(connect_session(credentials), name, sql)
-        return
+            return work(connect_session(credentials))
     from dbt.adapters.lakehouse.python_submissions import active_session
 
-    _checkpoint(active_session(credentials.server_side_parameters), name, sql)
+    return work(active_session(credentials.server_side_parameters))
 
 
 def _checkpoint(spark: Any, name: str, sql: str) -> None:

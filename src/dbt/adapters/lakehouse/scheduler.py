@@ -226,10 +226,9 @@ class Dbt:
             raise SchedulerError(f"dbt could not parse the project: {failure(result)}")
         self.manifest = result.result
 
-    def selected(self, selection: str) -> list[dict]:
-        result = self.invoke(
-            ["ls", "--select", selection, "--resource-type", "model", "--output", "json"]
-        )
+    def selected(self, selection: str, resource_types: Iterable[str] = ("model",)) -> list[dict]:
+        types = [option for kind in resource_types for option in ("--resource-type", kind)]
+        result = self.invoke(["ls", "--select", selection, *types, "--output", "json"])
         if not result.success:
             raise SchedulerError(f"dbt ls --select {selection} failed: {failure(result)}")
         return [json.loads(line) for line in result.result or []]

@@ -201,10 +201,14 @@ def local_cores(master: str) -> int | None:
 
 def local_parallelism(table_format: str, cores: int) -> dict[str, str]:
     """Task counts for a local master (module docstring): twice the cores per shuffle (adaptive
-    execution merges small outputs further), one Delta log-replay task per core."""
+    execution merges small outputs further), one Delta log-replay task per core, and twice the
+    cores for Delta's VACUUM, which lists a table's folder in as many tasks as Spark's
+    parallel partition discovery allows (10,000 by default: a VACUUM of a table of four files
+    took 18 to 47 s on two cores, 1.3 to 2.8 s with four tasks)."""
     settings = {"spark.sql.shuffle.partitions": str(2 * cores)}
     if table_format == "delta":
         settings["spark.databricks.delta.snapshotPartitions"] = str(cores)
+        settings["spark.sql.sources.parallelPartitionDiscovery.parallelism"] = str(2 * cores)
     return settings
 
 

@@ -55,6 +55,8 @@
     {%- endfor -%}
     {%- for stage in publishable -%}
         {%- do lakehouse_publish_stage(stage) -%}
+        {#- the interval ledger, after the publish: Iceberg's main is now the branch's commit, Delta's MERGE made the version after the one staged on -#}
+        {%- do lakehouse_record_interval(stage.published, stage.model, stage.load, stage.bounds, stage.version if stage.kind == 'branch' else (stage.base | int) + 1) -%}
         {{ log('lakehouse_publish_audited: published ' ~ stage.published ~ ': ' ~ stage.message | replace(' (staged for audit)', ''), info=True) }}
     {%- endfor -%}
     {#- Delta stages' temporary views last, once every kept MERGE has run -#}
@@ -63,7 +65,7 @@
         {%- do run_query('drop view if exists ' ~ stage.changes) -%}
         {%- if stage.tmp_table -%}
             {#- a Python model's staged rows, which its change set was computed from -#}
-            {%- do run_query('drop table if exists ' ~ stage.tmp_table) -%}
+            {%- do lakehouse_drop_table(stage.tmp_table) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- if refused -%}

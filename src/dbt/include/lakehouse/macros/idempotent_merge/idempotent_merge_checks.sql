@@ -308,39 +308,30 @@
     {{ return(problem) }}
 {% endmacro %}
 
-{% macro idempotent_merge_assert_absent(target, staging) %}
+{% macro idempotent_merge_absent(target) %}
     {#-
         A first load decides "no table yet" from dbt's relation cache, filled when the run
         started. Another run (of the same model, for another interval) may have created the
         table since; creating it again would replace that run's rows. Ask the metastore again
-        (show tables: names only) right before the CREATE, and refuse with the fix if the table
-        is there now. The CREATE itself never replaces (idempotent_merge_create_sql), so a table
-        created between this check and the CREATE fails the CREATE instead.
+        (show tables: names only) right before the CREATE: false when the table is there now,
+        and the run then merges into it, as its rerun would. The CREATE itself never replaces
+        (idempotent_merge_create_sql), so a table created between this check and the CREATE
+        fails the CREATE, which is handled the same way (idempotent_merge_create).
     -#}
     {%- set found = run_query("show tables in " ~ target.schema ~ " like '" ~ target.identifier ~ "'") -%}
-    {%- set tables = found.rows | rejectattr(2) | list -%}
-    {%- if tables -%}
-        {%- set problem -%}
-            {{ target }} exists now, but did not when this run started: another run created it
-            meanwhile, and a first load would replace that run's rows.
-        {%- endset -%}
-        {%- do idempotent_merge_raise(
-            'nothing was written, because',
-            [problem],
-            staging=staging,
-            fix='Run the same interval again: the rerun finds the table and merges into it.',
-        ) -%}
-    {%- endif -%}
+    {{ return(not (found.rows | rejectattr(2) | list)) }}
 {% endmacro %}
 
-{% macro idempotent_merge_verify_batches(cfg, changes, target) %}
+{% macro idempotent_merge_verify_batches(cfg, changes, target, attempt=none) %}
     {#-
         After the MERGE of a batch_column model: every batch the change set meant to apply is
         now in the row's applied list. The MERGE updates a row only if it still holds the list
         the change was folded from, so a row another run changed in between (a concurrent run
         committing after this run computed its changes) is left as it is: no batch is ever
-        applied twice. This check turns that case into a failed run, so the scheduler retries
-        and the rerun applies the batches still missing.
+        applied twice. With attempt (the strategy's attempt number) and attempts left, such
+        rows make the strategy plan again, as a rerun would, and this returns what happened
+        ('' when nothing is missing); on the last attempt (or without one: an audit stage)
+        the run is refused, and the scheduler's rerun applies the batches still missing.
     -#}
     {%- set applied = adapter.quote_column(cfg.applied_column) -%}
     {%- set check_sql -%}
@@ -356,7 +347,9 @@
             )
     {%- endset -%}
     {%- set missing = run_query(check_sql).rows[0]['n'] -%}
-    {%- if missing > 0 -%}
+    {%- if missing > 0 and attempt is not none and attempt < adapter.merge_attempts() -%}
+        {{ return(adapter.met_concurrent_commit(target | string, attempt, missing ~ ' key(s) changed by another run under the MERGE')) }}
+    {%- elif missing > 0 -%}
         {%- do run_query('drop view if exists ' ~ changes) -%}
         {%- set problem -%}
             {{ missing }} key(s) of {{ target }} were changed by another run between this run's
@@ -366,4 +359,5 @@
         {%- set fix = 'Rerun the interval: it applies exactly the batches still missing.' -%}
         {%- do idempotent_merge_raise('the MERGE left batches unapplied:', [problem], fix=fix) -%}
     {%- endif -%}
+    {{ return('') }}
 {% endmacro %}

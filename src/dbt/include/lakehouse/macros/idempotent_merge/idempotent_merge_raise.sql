@@ -37,6 +37,6 @@ Model {{ model.unique_id }} (incremental_strategy='{{ strategy }}'): {{ headline
         with the session and is left alone.
     -#}
     {%- if source.schema -%}
-        {%- do run_query('drop table if exists ' ~ source) -%}
+        {%- do lakehouse_drop_table(source) -%}
     {%- endif -%}
 {% endmacro %}

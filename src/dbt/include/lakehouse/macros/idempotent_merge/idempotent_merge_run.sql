@@ -17,11 +17,12 @@
           4. first load (no table, or --full-refresh): one CREATE TABLE AS of the source
              reduced to the newest row per key (batch_column: every batch folded per key),
              which replaces a table only on --full-refresh (a table another run created
-             meanwhile is refused: idempotent_merge_assert_absent, idempotent_merge_create_sql);
+             meanwhile is merged into instead: idempotent_merge_absent, idempotent_merge_create);
              otherwise the real changes (idempotent_merge_changes_sql, or
              idempotent_merge_batches_sql) computed once into a temporary view of pinned
-             rows (adapter.pin_view) and,
-             only if there are any, one MERGE: one atomic commit, or nothing;
+             rows (adapter.pin_view) and, only if there are any, one MERGE: one atomic commit,
+             or nothing; a commit the format refuses because another writer committed first
+             is planned and merged again (adapter.commit_merge, conflicts.py);
           5. one report line (idempotent_merge_report), which names a schema change of
              step 1 too (the columns added or dropped, and Delta's version of the ALTER).
         The CREATE and the MERGE each carry the interval ledger entry (model, interval,
@@ -66,6 +67,8 @@
     {%- endif -%}
     {%- set batch_mode = cfg.batch_column is not none -%}
     {%- set load = 'create' if existing is none else 'merge' -%}
+    {#- what the log line adds (a commit made on a later attempt) -#}
+    {%- set notes = [] -%}
     {%- if existing is none -%}
         {%- if batch_mode -%}
             {%- set initial_sql -%}
@@ -77,25 +80,34 @@
         {%- else -%}
             {%- set initial_sql = idempotent_merge_initial_sql(cfg, source) -%}
         {%- endif -%}
-        {%- if not plan.rebuild -%}
-            {%- do idempotent_merge_assert_absent(target, source) -%}
-        {%- endif -%}
-        {%- if audit.staged -%}
+        {%- if not plan.rebuild and not idempotent_merge_absent(target) -%}
+            {#- another run created the table after this one started (two first loads at once):
+                merge into it, as this run's rerun would, never replace its rows -#}
+            {%- set existing = target -%}
+            {%- set load = 'merge' -%}
+        {%- elif audit.staged -%}
             {#- write-audit-publish of a first load: the table is created empty under its own name
                 (its folder named after it, a view downstream can name it), and its rows are
                 staged as an interval's change is, below: published by the same fast-forward or
                 MERGE, or held back -#}
-            {%- do idempotent_merge_create(target, 'select * from (' ~ initial_sql ~ ') as loaded where false', false, source) -%}
+            {%- if not idempotent_merge_create(target, 'select * from (' ~ initial_sql ~ ') as loaded where false', false, source) -%}
+                {%- set load = 'merge' -%}
+            {%- endif -%}
             {%- set existing = target -%}
+        {%- else -%}
+            {%- do lakehouse_commit_metadata(cfg, file_format, 'create') -%}
+            {%- set created = idempotent_merge_create(target, initial_sql, plan.rebuild, source) -%}
+            {%- do lakehouse_commit_metadata_reset(file_format) -%}
+            {%- if created -%}
+                {%- set planned = {'insert': source_stats.source_keys, 'applied': source_stats.source_units} -%}
+            {%- else -%}
+                {%- set existing = target -%}
+                {%- set load = 'merge' -%}
+            {%- endif -%}
         {%- endif -%}
     {%- endif -%}
 
-    {%- if existing is none -%}
-        {%- do lakehouse_commit_metadata(cfg, file_format, 'create') -%}
-        {%- do idempotent_merge_create(target, initial_sql, plan.rebuild, source) -%}
-        {%- do lakehouse_commit_metadata_reset(file_format) -%}
-        {%- set planned = {'insert': source_stats.source_keys, 'applied': source_stats.source_units} -%}
-    {%- else -%}
+    {%- if existing is not none -%}
         {#- a temporary view: the table's name (in backticks when it needs them) and a suffix -#}
         {%- set changes = adapter.quote_column(target.identifier ~ '__dbt_changes') -%}
         {#- what the change set reads: the table, or for an audited build the table pinned at its version (Iceberg: main's snapshot), where the stage starts -#}
@@ -114,7 +126,6 @@
             {{ idempotent_merge_changes_sql(cfg, source, base, one_row_per_key) }}
             {%- endif %}
         {%- endset -%}
-        {%- do adapter.pin_view(changes, changes_sql) -%}
         {%- set count_sql -%}
             select
                 dbt_im_op,
@@ -125,9 +136,39 @@
         {%- endset -%}
         {%- set planned = {} -%}
         {%- set applied_units = [] -%}
-        {%- for row in run_query(count_sql).rows -%}
-            {%- do planned.update({row['dbt_im_op']: row['n']}) -%}
-            {%- if row['dbt_im_op'] != 'delete' -%}{%- do applied_units.append(row['units']) -%}{%- endif -%}
+        {%- if audit.staged -%}
+            {%- do adapter.pin_view(changes, changes_sql) -%}
+            {%- set counts = run_query(count_sql).rows -%}
+        {%- else -%}
+            {#- the change set and the MERGE, planned again when another writer committed first:
+                the format refused the commit (adapter.commit_merge, conflicts.py), or a
+                batch_column row changed under the MERGE (idempotent_merge_verify_batches) -#}
+            {%- set state = {'counts': [], 'attempt': 1} -%}
+            {%- for attempt in range(1, adapter.merge_attempts() + 1) -%}
+                {%- do state.update({'attempt': attempt}) -%}
+                {%- do adapter.pin_view(changes, changes_sql) -%}
+                {%- do state.update({'counts': run_query(count_sql).rows}) -%}
+                {%- if not state.counts -%}
+                    {%- break -%}
+                {%- endif -%}
+                {%- do lakehouse_commit_metadata(cfg, file_format, load) -%}
+                {%- set met = adapter.commit_merge(target | string, idempotent_merge_sql(cfg, changes, target), attempt) -%}
+                {%- do lakehouse_commit_metadata_reset(file_format) -%}
+                {%- if not met and batch_mode -%}
+                    {%- set met = idempotent_merge_verify_batches(cfg, changes, target, attempt) -%}
+                {%- endif -%}
+                {%- if not met -%}
+                    {%- break -%}
+                {%- endif -%}
+            {%- endfor -%}
+            {%- set counts = state.counts -%}
+            {%- if state.attempt > 1 and counts -%}
+                {%- do notes.append(adapter.conflict_note(state.attempt)) -%}
+            {%- endif -%}
+        {%- endif -%}
+        {%- for row in counts -%}
+            {%- do planned.update({row[0]: row[1]}) -%}
+            {%- if row[0] != 'delete' -%}{%- do applied_units.append(row[2]) -%}{%- endif -%}
         {%- endfor -%}
         {%- if planned and audit.staged and file_format == 'delta' -%}
             {#- Delta stage: nothing written; a view of the table as the MERGE would leave it, the MERGE and its ledger entry kept for the publish -#}
@@ -137,14 +178,11 @@
                 {{ idempotent_merge_staged_sql(cfg, changes, base) }}
             {%- endcall -%}
             {%- do stage.update({'merge_sql': idempotent_merge_sql(cfg, changes, target), 'ledger': lakehouse_commit_entry(cfg, load)}) -%}
-        {%- elif planned -%}
-            {%- set into = target -%}
-            {%- if audit.staged -%}
-                {#- Iceberg stage: a branch at that snapshot; the MERGE commits to it, main does not move -#}
-                {%- set into = target ~ '.branch_' ~ audit.branch -%}
-                {%- do run_query('alter table ' ~ target ~ ' create branch ' ~ audit.branch ~ ' as of version ' ~ version) -%}
-                {%- set stage = {'kind': 'branch', 'staged': into, 'branch': audit.branch, 'base': version} -%}
-            {%- endif -%}
+        {%- elif planned and audit.staged -%}
+            {#- Iceberg stage: a branch at that snapshot; the MERGE commits to it, main does not move -#}
+            {%- set into = target ~ '.branch_' ~ audit.branch -%}
+            {%- do run_query('alter table ' ~ target ~ ' create branch ' ~ audit.branch ~ ' as of version ' ~ version) -%}
+            {%- set stage = {'kind': 'branch', 'staged': into, 'branch': audit.branch, 'base': version} -%}
             {%- do lakehouse_commit_metadata(cfg, file_format, load) -%}
             {%- call statement('idempotent_merge') -%}
                 {{ idempotent_merge_sql(cfg, changes, into) }}
@@ -163,13 +201,18 @@
         {%- endif -%}
         {%- set planned = planned or none -%}
     {%- endif -%}
-    {%- set outcome = idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered, stage, audit.why, audit.with) -%}
+    {%- set outcome = idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered, stage, audit.why, audit.with, notes) -%}
+    {#- the interval ledger: a created table starts over, a run with nothing to change counts -#}
+    {%- set recorded = load if (planned is not none or load == 'create') else 'unchanged' -%}
     {%- if stage -%}
         {%- do stage.update({
             'model': model.unique_id, 'schema': target.schema, 'identifier': target.identifier,
             'published': target | string, 'format': file_format,
             'reads': audit.with, 'audited': audit.audited, 'message': outcome.message,
+            'load': recorded, 'bounds': cfg.bounds, 'version': outcome.commit_version,
         }) -%}
+    {%- else -%}
+        {%- do lakehouse_record_interval(target | string, model.unique_id, recorded, cfg.bounds, outcome.commit_version) -%}
     {%- endif -%}
     {%- do outcome.update({'stage': stage}) -%}
     {{ return(outcome) }}
@@ -178,14 +221,16 @@
 {% macro idempotent_merge_create(target, sql, replace, staging) %}
     {#-
         A first load's CREATE TABLE AS (idempotent_merge_create_sql; replace on --full-refresh
-        only). Two first loads of one model at once both find no table; the second CREATE then
-        fails in the format's words (the table exists, or on Delta a folder with another run's
-        files and no log yet, or both first commits at once): refused here as the check before
-        it refuses (idempotent_merge_assert_absent), nothing of this run committed, and the
-        rerun merges.
+        only). Returns true once created, false when another run created the table meanwhile
+        (two first loads at once: the format refuses the second CREATE): the caller then merges
+        into it, as a rerun would (adapter.create_first_load tries again while the other run's
+        table is not there yet). Refused when it never appears: a folder holding files but no
+        table, which no run is creating.
     -#}
-    {%- set happened = adapter.create_first_load(idempotent_merge_create_sql(target, sql, replace)) -%}
-    {%- if happened -%}
+    {%- set happened = adapter.create_first_load(idempotent_merge_create_sql(target, sql, replace), target) -%}
+    {%- if happened == 'exists' -%}
+        {{ return(false) }}
+    {%- elif happened -%}
         {%- set problem -%}
             the CREATE of {{ target }} failed: {{ happened }}.
         {%- endset -%}
@@ -193,9 +238,10 @@
             'nothing of this run was committed, because',
             [problem],
             staging=staging,
-            fix='Run the same interval again once the other run finished: the rerun finds the table and merges into it. If no other run writes it, remove the leftover files of its folder.' if 'folder' in happened else 'Run the same interval again: the rerun finds the table and merges into it.',
+            fix='Run the same interval again once the other run finished: the rerun finds the table and merges into it. If no other run writes it, remove the leftover files of its folder.',
         ) -%}
     {%- endif -%}
+    {{ return(true) }}
 {% endmacro %}
 
 {% macro idempotent_merge_audit_leftovers(target, existing, file_format) %}
@@ -212,7 +258,7 @@
     {%- endif -%}
 {% endmacro %}
 
-{% macro idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered=none, stage=none, direct_why=none, stage_with=[]) %}
+{% macro idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered=none, stage=none, direct_why=none, stage_with=[], notes=[]) %}
     {#-
         Log one line for the model: rows inserted, updated and deleted as the table format
         recorded them (the newest commit, lakehouse_commit_history: Delta's operationMetrics,
@@ -225,7 +271,7 @@
         unchanged or already applied; reduced the source rows beyond one per key (batch).
         Returns the figures as a dict, with a short message for dbt's result line.
     -#}
-    {%- set stats = {'inserted': 0, 'updated': 0, 'deleted': 0, 'files_added': 0, 'files_removed': 0, 'version': 'unchanged'} -%}
+    {%- set stats = {'inserted': 0, 'updated': 0, 'deleted': 0, 'files_added': 0, 'files_removed': 0, 'version': 'unchanged', 'commit_version': none} -%}
     {%- if planned is not none and stage and stage.kind == 'merge' -%}
         {#- a Delta stage commits nothing until published: the change set's figures -#}
         {%- do stats.update({
@@ -255,6 +301,7 @@
             'files_added': commit.files_added,
             'files_removed': commit.files_removed,
             'version': commit.label ~ ' ' ~ commit.version,
+            'commit_version': commit.version,
         }) -%}
     {%- endif -%}
     {%- do stats.update({
@@ -277,6 +324,7 @@
         {{ stats.reduced }} older duplicates reduced;
         {{ file_format }} {{ stats.version }} (data files +{{ stats.files_added }} -{{ stats.files_removed }})
         {%- for change in schema_change %}; {{ change }}{% endfor %}
+        {%- for note in notes %}; {{ note }}{% endfor %}
         {%- if stage and stage_with %}; staged in {{ stage.staged }} with {{ stage_with | join(', ') }}, which it read: published with it, or held back with it
         {%- elif stage %}; staged for audit in {{ stage.staged }}, published once its data tests pass
         {%- elif direct_why %}; published directly: {{ direct_why }}{% endif %}

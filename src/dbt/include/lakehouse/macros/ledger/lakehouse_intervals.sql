@@ -4,13 +4,13 @@
         Lists the intervals the model's table holds, each with the table version (Delta) or
         snapshot id (Iceberg) and the dbt invocation that last changed it, and the gaps
         between the model's begin config (or its first interval) and its last interval. Read
-        from the table's own history: the ledger entries idempotent_merge writes into each
-        commit (lakehouse_commit_metadata). model: the model's name or unique_id.
-        missing_ok: a model without a table yet has no interval instead of an error.
-        The listing also goes to dbt's debug log as one line of JSON, prefixed
-        `lakehouse_intervals ` (what `lakehouse intervals` and `lakehouse catchup` read).
-        History the format has expired (Delta log retention, Iceberg expire_snapshots) is not
-        listed.
+        from the interval ledger table, where every run of the model that ended well recorded
+        its interval (adapter.interval_ledger, ledger.py): it outlives the table's history
+        (expired snapshots, a cleaned Delta log, compaction), and a run that changed nothing
+        counts. model: the model's name or unique_id. missing_ok: a model without a table yet
+        has no interval instead of an error. The listing also goes to dbt's debug log as one
+        line of JSON, prefixed `lakehouse_intervals ` (what `lakehouse intervals` and
+        `lakehouse catchup` read).
     -#}
     {%- set found = [] -%}
     {%- for node in graph.nodes.values() if node.resource_type == 'model' and model in [node.name, node.unique_id] -%}
@@ -28,11 +28,7 @@
         {{ exceptions.raise_compiler_error('lakehouse_intervals: ' ~ node.unique_id ~ ' has no table yet (' ~ node.schema ~ '.' ~ node.alias ~ '). Run the model first.') }}
     {%- endif -%}
     {%- set iceberg = node.config.get('file_format') == 'iceberg' -%}
-    {%- set commits = [] -%}
-    {%- for commit in lakehouse_commit_history(relation, 'iceberg' if iceberg else 'delta') -%}
-        {%- do commits.append([commit.version, commit.ledger]) -%}
-    {%- endfor -%}
-    {%- set ledger = adapter.interval_ledger(node.unique_id, relation | string, commits, node.config.get('begin'), 'snapshot' if iceberg else 'version') -%}
+    {%- set ledger = adapter.interval_ledger(node.unique_id, relation | string, node.config.get('begin'), 'snapshot' if iceberg else 'version') -%}
     {{ log('lakehouse_intervals ' ~ tojson({'model': node.unique_id, 'intervals': ledger.intervals})) }}
     {%- for line in ledger.lines -%}
         {{ log(line, info=True) }}

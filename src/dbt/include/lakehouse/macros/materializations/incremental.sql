@@ -76,9 +76,7 @@
         {%- if language == 'python' -%}
             {#-- a killed or refused earlier run can leave its staging table behind, and Iceberg
                  refuses to overwrite an existing table through saveAsTable: drop it first --#}
-            {%- call statement('drop_stale_tmp_relation') -%}
-                drop table if exists {{ tmp_relation }}
-            {%- endcall -%}
+            {%- do lakehouse_drop_table(tmp_relation) -%}
         {%- endif -%}
         {%- if idempotent and language == 'sql' and merge_into is not none -%}
             {#-- an interval into an existing table: the model's rows computed once (adapter.pin_view),
@@ -110,9 +108,7 @@
             {%- do outcome.stage.update({'tmp_table': tmp_relation | string}) -%}
         {%- elif language == 'python' -%}
             {#-- a Python model stages a real table; drop it (a SQL model's temp view ends with the session) --#}
-            {%- call statement('drop_relation') -%}
-                drop table if exists {{ tmp_relation }}
-            {%- endcall -%}
+            {%- do lakehouse_drop_table(tmp_relation) -%}
         {%- endif -%}
     {%- endif -%}
 

@@ -1,0 +1,106 @@
+"""The interval ledger's replay (src/dbt/adapters/lakehouse/ledger.py), without Spark: rows of
+the ledger table, in the order they were recorded, become loaded intervals and gaps."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from dbt.adapters.lakehouse import ledger
+from dbt.adapters.lakehouse.ledger import Record
+
+
+def day(n: int) -> datetime:
+    return datetime(2026, 11, n, tzinfo=UTC)
+
+
+def test_a_run_that_changed_nothing_counts_and_keeps_the_commit_that_changed_it():
+    rows = [
+        Record("create", day(1), day(2), "inv-1", "0"),
+        Record("merge", day(3), day(4), "inv-2", "1"),
+        Record("unchanged", day(3), day(4), "inv-3", None),
+        # a day no run had changed, recorded as loaded by a run with nothing to change
+        Record("unchanged", day(5), day(6), "inv-4", None),
+    ]
+    assert ledger.listing(rows, begin="2026-10-31") == [
+        {
+            "kind": "gap",
+            "start": "2026-10-31T00:00:00Z",
+            "end": "2026-11-01T00:00:00Z",
+            "version": None,
+            "invocation_id": None,
+        },
+        {
+            "kind": "loaded",
+            "start": "2026-11-01T00:00:00Z",
+            "end": "2026-11-02T00:00:00Z",
+            "version": "0",
+            "invocation_id": "inv-1",
+        },
+        {
+            "kind": "gap",
+            "start": "2026-11-02T00:00:00Z",
+            "end": "2026-11-03T00:00:00Z",
+            "version": None,
+            "invocation_id": None,
+        },
+        {
+            "kind": "loaded",
+            "start": "2026-11-03T00:00:00Z",
+            "end": "2026-11-04T00:00:00Z",
+            "version": "1",
+            "invocation_id": "inv-2",
+        },
+        {
+            "kind": "gap",
+            "start": "2026-11-04T00:00:00Z",
+            "end": "2026-11-05T00:00:00Z",
+            "version": None,
+            "invocation_id": None,
+        },
+        {
+            "kind": "loaded",
+            "start": "2026-11-05T00:00:00Z",
+            "end": "2026-11-06T00:00:00Z",
+            "version": None,
+            "invocation_id": "inv-4",
+        },
+    ]
+
+
+def test_a_create_starts_the_table_over_and_a_run_without_an_interval_lists_nothing():
+    rows = [
+        Record("create", day(1), day(2), "inv-1", "0"),
+        Record("merge", day(2), day(3), "inv-2", "1"),
+        # --full-refresh over [1, 3): the table starts over with this one commit
+        Record("create", day(1), day(3), "inv-3", "2"),
+        Record("merge", None, None, "inv-4", "3"),
+    ]
+    assert ledger.listing(rows) == [
+        {
+            "kind": "loaded",
+            "start": "2026-11-01T00:00:00Z",
+            "end": "2026-11-03T00:00:00Z",
+            "version": "2",
+            "invocation_id": "inv-3",
+        },
+    ]
+    assert ledger.listing([Record("create", None, None, "inv-1", "0")]) == []
+
+
+def test_the_rows_sql_writes_and_reads_are_literals_of_their_types():
+    insert = ledger.insert_sql(
+        "lakehouse", "analytics.orders", "model.p.orders", "merge", day(3), day(4), "inv'1", 7
+    )
+    assert insert == (
+        "insert into lakehouse.interval_ledger values ('analytics.orders', 'model.p.orders', "
+        "'merge', TIMESTAMP'2026-11-03 00:00:00+00:00', TIMESTAMP'2026-11-04 00:00:00+00:00', "
+        "concat('inv', chr(39), '1'), '7', current_timestamp())"
+    )
+    assert ledger.select_sql("lakehouse", "analytics.orders") == (
+        "select load, interval_start, interval_end, invocation_id, version from "
+        "lakehouse.interval_ledger where relation = 'analytics.orders' order by recorded_at"
+    )
+    with pytest.raises(ValueError, match="ledger load 'loaded' is not one of"):
+        ledger.insert_sql("lakehouse", "a.b", "m", "loaded", None, None, "i", None)
