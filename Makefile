@@ -32,7 +32,7 @@ PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
 .PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench \
-	serve serve-iceberg pg pg-stop docs bench-server wheel clean
+	serve serve-iceberg pg pg-stop docs bench-server bench-age wheel clean
 
 # The product (dbt-lakehouse, src/) and the repository's tooling (retry-safe-tools, tools/),
 # both editable, over the locked dependencies.
@@ -144,6 +144,12 @@ $(BENCH_STAMP): $(STAMP) requirements-bench.lock
 
 bench: java $(BENCH_STAMP)
 	$(BIN)/python -m retry_safe.bench all $(BENCH_ARGS)
+
+# One interval's dbt run and `lakehouse intervals` on tables holding 30, 365 and 1,000 daily
+# intervals, never maintained and maintained every 30 (about 40 minutes); results.md's section.
+bench-age: java $(BENCH_STAMP)
+	$(BIN)/python -m retry_safe.bench.age
+	$(BIN)/python -m retry_safe.bench report
 
 # A scheduler's CLI `dbt run` of one cart interval: embedded vs through a lakehouse server, on
 # Delta and Iceberg (3 runs each); writes docs/benchmarks/server.md.

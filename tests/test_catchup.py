@@ -9,13 +9,10 @@ every expected row below is written by hand."""
 from __future__ import annotations
 
 import json
-import os
-import time
 from datetime import date, datetime
 from decimal import Decimal
-from pathlib import Path
 
-from support.tables import commit_count, rows
+from support.tables import commit_count, expire_history, rows
 
 from dbt.adapters.lakehouse import cli
 from retry_safe.project import PROJECT_DIR, interval_flags, run_dbt
@@ -206,26 +203,4 @@ def test_catchup_loads_exactly_the_missing_days_stops_at_a_failure_and_then_writ
     assert lakehouse("catchup", target, landing) == 0
     assert capsys.readouterr().out.strip().splitlines()[-1] == (
         "lakehouse catchup: nothing missing in [2026-10-03, 2026-10-08): no run, nothing written"
-    )
-
-
-def expire_history(spark, relation: str, table_format: str) -> None:
-    """What a platform team's routine maintenance does to a table's history: Iceberg's
-    expire_snapshots down to the newest snapshot; Delta's log cleanup, which deletes the
-    commits older than delta.logRetentionDuration at a checkpoint (by the files' modification
-    time, cut at a day: the commits are made 40 days old here, as on a table loaded for long)."""
-    if table_format == "iceberg":
-        spark.sql(
-            f"call spark_catalog.system.expire_snapshots(table => '{relation}', "
-            "older_than => current_timestamp(), retain_last => 1)"
-        ).collect()
-        return
-    location = spark.sql(f"describe detail {relation}").first()["location"]
-    aged = time.time() - 40 * 86400
-    for path in Path(location.removeprefix("file:"), "_delta_log").iterdir():
-        os.utime(path, (aged, aged))
-    # this commit is checkpointed at once (interval 1), and the checkpoint cleans the log
-    spark.sql(
-        f"alter table {relation} set tblproperties ('delta.logRetentionDuration' = "
-        "'interval 7 days', 'delta.checkpointInterval' = '1')"
     )

@@ -2,24 +2,37 @@
 
 Generated order change files (late rows, repeated rows, several versions of one order in one
 file, bad lines) are loaded by a seeded random sequence of intervals of one to three days, out
-of order and with repeats. After every run the tables must equal what the reference below
-computes from the files loaded so far: for each order the newest valid version, and every bad
-line of every loaded file with its reason. `make test` runs 10 intervals over 6 days; `SOAK_RUNS` makes the
-sequence longer (`make soak`: 200).
+of order and with repeats, with routine maintenance between them: `lakehouse maintain` halfway,
+and the tables' history expired down to their newest commit two runs later (a platform team's
+retention). After every run the tables must equal what the reference below computes from the
+files loaded so far: for each order the newest valid version, and every bad line of every loaded
+file with its reason. At the end every day is listed loaded, once, and a catch-up runs nothing.
+`make test` runs 10 intervals over 6 days; `SOAK_RUNS` makes the sequence longer (`make soak`:
+200).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import signal
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from support.tables import duplicate_keys, rows
+import pytest
+from support.expected import as_text
+from support.processes import step_env
+from support.tables import duplicate_keys, expire_history, rows
 
-from retry_safe.project import interval_flags, run_dbt
+from dbt.adapters.lakehouse import cli
+from retry_safe.project import PROJECT_DIR, interval_flags, run_dbt
+from retry_safe.scenario import command
 
 HEADER = "order_id,customer_id,status,amount,currency,ordered_at,updated_at"
 ORDER_COLUMNS = HEADER.split(",")
@@ -29,6 +42,8 @@ DAYS = 6
 ORDER_IDS = range(3001, 3013)
 STATUSES = ["placed", "shipped", "cancelled"]  # the accepted set (var orders_accepted_statuses)
 RUNS = int(os.environ.get("SOAK_RUNS", "10"))
+SELECTION = "path:models/order_changes"
+MODELS = ("orders", "rejected_orders")
 SEED = int(os.environ.get("SOAK_SEED", "20261130"))
 
 
@@ -74,10 +89,10 @@ class ChangeFile:
         return f"order_changes_{self.day:%Y%m%d}.csv"
 
 
-def generate_files(rng: random.Random) -> list[ChangeFile]:
+def generate_files(rng: random.Random, days: int = DAYS) -> list[ChangeFile]:
     """One file a day: mostly the day's new versions, plus late, repeated and bad lines."""
     files = []
-    for index in range(DAYS):
+    for index in range(days):
         day = FIRST_DAY + timedelta(days=index)
         change = ChangeFile(day, [], [], [])
         for order_id in rng.sample(list(ORDER_IDS), 6):
@@ -151,7 +166,9 @@ def reference_rejected(files: list[ChangeFile], loaded: set[int]) -> list[tuple]
     )
 
 
-def test_shuffled_repeated_intervals_match_the_reference(spark, target, schema, tmp_path):
+def test_shuffled_repeated_intervals_match_the_reference(
+    spark, target, schema, table_format, tmp_path, capsys
+):
     rng = random.Random(SEED)
     files = generate_files(rng)
     runs = generate_runs(rng)
@@ -166,15 +183,27 @@ def test_shuffled_repeated_intervals_match_the_reference(spark, target, schema, 
     assert any(len(f.valid) > len(set(f.valid)) for f in files), "no repeated line"
     assert any(f.rejected for f in files), "no bad line"
 
+    def lakehouse(command: str, *options: str) -> int:
+        """The package's command, in this process (its dbt shares this test's session)."""
+        return cli.main(
+            [command, "--select", SELECTION, *options, "--project-dir", str(PROJECT_DIR)]
+            + ["--target", target, "--vars", json.dumps({"orders_landing_path": str(landing)})]
+        )
+
     loaded: set[int] = set()
     for number, (start, length) in enumerate(runs, 1):
         first = FIRST_DAY + timedelta(days=start)
         interval = interval_flags(first.isoformat(), (first + timedelta(days=length)).isoformat())
         run_dbt(
-            ["run", "--select", "path:models/order_changes", *interval],
+            ["run", "--select", SELECTION, *interval],
             target,
             {"orders_landing_path": str(landing)},
         )
+        if number == len(runs) // 2:
+            assert lakehouse("maintain") == 0
+        if number == len(runs) // 2 + 2:
+            for model in MODELS:
+                expire_history(spark, f"{schema}.{model}", table_format)
         loaded |= set(range(start, start + length))
         where = f"run {number} of {len(runs)} ({first.isoformat()}, {length} days)"
         assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == reference_orders(files, loaded), (
@@ -184,3 +213,130 @@ def test_shuffled_repeated_intervals_match_the_reference(spark, target, schema, 
             files, loaded
         ), where
     assert duplicate_keys(spark, f"{schema}.orders", ["order_id"]) == []
+
+    # every day listed loaded, once, whatever the maintenance and the expired history; a
+    # catch-up runs nothing
+    window = ["--since", FIRST_DAY.isoformat(), "--until", str(FIRST_DAY + timedelta(days=DAYS))]
+    capsys.readouterr()
+    assert lakehouse("intervals", *window, "--json") == 0
+    listing = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    whole = [f"{FIRST_DAY}T00:00:00Z", f"{FIRST_DAY + timedelta(days=DAYS)}T00:00:00Z"]
+    assert [(m["model"], m["loaded"], m["missing"]) for m in listing["models"]] == [
+        (model, [whole], []) for model in MODELS
+    ]
+    assert lakehouse("catchup", *window) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == (
+        f"lakehouse catchup: nothing missing in [{FIRST_DAY}, {FIRST_DAY + timedelta(days=DAYS)})"
+        ": no run, nothing written"
+    )
+
+
+# `make soak`: a year of daily intervals (SOAK_DAYS) as a scheduler runs them, in processes of
+# their own: every day once and a tenth of them again, shuffled, `lakehouse maintain` after
+# every 7th, the process SIGKILLed at three random moments and the rest run again.
+SOAK = bool(os.environ.get("SOAK_RUNS"))
+YEAR = int(os.environ.get("SOAK_DAYS", "365"))
+# the files of the current version of a table: compacted to one every 7 runs, and a run adds at
+# most one file per shuffle task (4 in the project's profile) to an unpartitioned table
+FILES_BOUND = 7 * 4 + 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SOAK, reason="make soak: a year of intervals, maintained and killed")
+def test_a_year_of_daily_intervals_maintained_and_killed_ends_exact(tmp_path, target, table_format):
+    rng = random.Random(SEED)
+    files = generate_files(rng, YEAR)
+    landing = tmp_path / "landing"
+    write_files(files, landing)
+    days = list(range(YEAR)) + rng.sample(range(YEAR), YEAR // 10)
+    rng.shuffle(days)
+    plan: list[list[str]] = []
+    for number, index in enumerate(days, 1):
+        first = FIRST_DAY + timedelta(days=index)
+        plan.append([SELECTION, str(first), str(first + timedelta(days=1))])
+        if number % 7 == 0:
+            plan.append(["maintain", SELECTION])
+    env = step_env(
+        LAKEHOUSE_HOME=str(tmp_path / "lakehouse"),
+        LAKEHOUSE_SCHEMA="analytics",
+        DBT_TARGET=target,
+        DBT_LOG_PATH=str(tmp_path / "logs"),
+        SCENARIO_VARS=json.dumps({"orders_landing_path": str(landing)}),
+    )
+    kills = sorted(rng.sample(range(10, len(plan) - 10), 3))
+    done = 0
+    for kill in [*kills, None]:
+        done += run_steps(plan[done:], env, tmp_path, None if kill is None else kill - done, rng)
+
+    result = run_steps([], env, tmp_path, None, rng, dump=list(MODELS))
+    every_day = set(range(YEAR))
+    assert sorted(result["orders"]["rows"]) == as_text(reference_orders(files, every_day))
+    assert sorted(result["rejected_orders"]["rows"]) == as_text(
+        reference_rejected(files, every_day)
+    )
+    until = str(FIRST_DAY + timedelta(days=YEAR))
+    window = ["--since", str(FIRST_DAY), "--until", until, "--vars", env["SCENARIO_VARS"]]
+    listing = json.loads(lakehouse_process(["intervals", *window, "--json"], env).splitlines()[-1])
+    whole = [f"{FIRST_DAY}T00:00:00Z", f"{until}T00:00:00Z"]
+    assert [(m["loaded"], m["missing"]) for m in listing["models"]] == [([whole], [])] * 2
+    assert lakehouse_process(["catchup", *window], env).splitlines()[-1] == (
+        f"lakehouse catchup: nothing missing in [{FIRST_DAY}, {until}): no run, nothing written"
+    )
+    for model in MODELS:
+        assert result[model]["files"] <= FILES_BOUND, (model, result[model]["files"])
+
+
+def run_steps(
+    plan: list, env: dict, tmp_path: Path, kill_after: int | None, rng, dump: list[str] = ()
+) -> int | dict:
+    """Run the steps in a process of its own. kill_after: SIGKILL its group at a random moment
+    of the step after that many steps ended, and return how many ended; else wait, and return
+    the dump (dump given) or the number of steps."""
+    out = tmp_path / "steps.out"
+    with out.open("w") as stdout:
+        process = subprocess.Popen(
+            command(plan, dump),
+            cwd=PROJECT_DIR,
+            env=env,
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    try:
+        if kill_after is not None:
+            while ended(out) < kill_after and process.poll() is None:
+                time.sleep(0.05)
+            time.sleep(rng.uniform(0.5, 4.0))  # somewhere in the next step
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return ended(out)
+        process.wait(timeout=7200)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 0, out.read_text()[-3000:]
+    if dump:
+        line = next(x for x in out.read_text().splitlines() if x.startswith("DUMP "))
+        return json.loads(line.removeprefix("DUMP "))
+    return ended(out)
+
+
+def ended(out: Path) -> int:
+    return sum(1 for line in out.read_text().splitlines() if line.startswith("STEP "))
+
+
+def lakehouse_process(args: list[str], env: dict) -> str:
+    """The package's command as a scheduler starts it; its standard output."""
+    lakehouse = Path(sys.executable).with_name("lakehouse")
+    done = subprocess.run(
+        [str(lakehouse), *args, "--select", SELECTION],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout.strip()

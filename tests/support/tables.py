@@ -3,6 +3,8 @@ SparkSession)."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +46,25 @@ def duplicate_keys(spark: Any, relation: str, keys: list[str]) -> list[tuple]:
 
 def commit_count(spark: Any, relation: str, table_format: str) -> int:
     return len(commits(spark, relation, table_format))
+
+
+def expire_history(spark, relation: str, table_format: str) -> None:
+    """What a platform team's routine maintenance does to a table's history: Iceberg's
+    expire_snapshots down to the newest snapshot; Delta's log cleanup, which deletes the
+    commits older than delta.logRetentionDuration at a checkpoint (by the files' modification
+    time, cut at a day: the commits are made 40 days old here, as on a table loaded for long)."""
+    if table_format == "iceberg":
+        spark.sql(
+            f"call spark_catalog.system.expire_snapshots(table => '{relation}', "
+            "older_than => current_timestamp(), retain_last => 1)"
+        ).collect()
+        return
+    location = spark.sql(f"describe detail {relation}").first()["location"]
+    aged = time.time() - 40 * 86400
+    for path in Path(location.removeprefix("file:"), "_delta_log").iterdir():
+        os.utime(path, (aged, aged))
+    # this commit is checkpointed at once (interval 1), and the checkpoint cleans the log
+    spark.sql(
+        f"alter table {relation} set tblproperties ('delta.logRetentionDuration' = "
+        "'interval 7 days', 'delta.checkpointInterval' = '1')"
+    )

@@ -51,9 +51,18 @@ def run(
     selector: str, start: str, end: str, target: str | None = None, dbt_command: str = "run"
 ) -> None:
     """One scheduler task: the interval as event-time flags (a later step of the same process
-    keeps dbt's partial parsing); dbt_command "build" runs the models' tests too."""
+    keeps dbt's partial parsing); dbt_command "build" runs the models' tests too; the vars
+    SCENARIO_VARS holds (JSON), if any."""
     target = target or os.environ.get("DBT_TARGET", "local")
-    run_dbt([dbt_command, "--select", selector, *interval_flags(start, end)], target)
+    run_dbt(
+        [dbt_command, "--select", selector, *interval_flags(start, end)], target, scenario_vars()
+    )
+
+
+def scenario_vars() -> dict | None:
+    """dbt's --vars for every step: the JSON in SCENARIO_VARS, if set."""
+    text = os.environ.get("SCENARIO_VARS")
+    return json.loads(text) if text else None
 
 
 def barrier(folder: str, parties: int) -> None:
@@ -107,7 +116,8 @@ def maintain(selector: str, target: str) -> None:
     """`lakehouse maintain --select selector` in this process (its dbt shares the session)."""
     from dbt.adapters.lakehouse import cli
 
-    status = cli.main(["maintain", "--select", selector, "--target", target])
+    extra = ["--vars", os.environ["SCENARIO_VARS"]] if os.environ.get("SCENARIO_VARS") else []
+    status = cli.main(["maintain", "--select", selector, "--target", target, *extra])
     if status != 0:
         raise AssertionError(f"lakehouse maintain --select {selector} ended with {status}")
 

@@ -47,8 +47,9 @@ def commits(spark: Any, relation: str, table_format: str) -> list[dict[str, Any]
 
 
 def dump_tables(spark: Any, schema: str, tables: list[str], table_format: str) -> dict:
-    """Each table's rows (as text, sorted), commit history and interval ledger entries (JSON
-    text, oldest first), plus the schema's relations; None for a table that does not exist.
+    """Each table's rows (as text, sorted), commit history, interval ledger entries (JSON
+    text, oldest first) and the number of data files of its current version, plus the schema's
+    relations; None for a table that does not exist.
 
     Plain JSON-able values, so that a table written by one process can be compared with the
     same table written by another.
@@ -68,7 +69,12 @@ def dump_tables(spark: Any, schema: str, tables: list[str], table_format: str) -
         frame = spark.sql(f"select * from {relation}")
         ordered = frame.orderBy(*frame.columns).collect()
         history = commits(spark, relation, table_format)
+        if table_format == "iceberg":
+            files = spark.sql(f"select count(*) as n from {relation}.files").first()["n"]
+        else:
+            files = spark.sql(f"describe detail {relation}").first()["numFiles"]
         result[table] = {
+            "files": int(files),  # the data files of the current version
             "columns": frame.columns,
             "rows": [[str(value) for value in row] for row in ordered],
             "history": [commit["operation"] for commit in history],

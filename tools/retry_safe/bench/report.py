@@ -330,6 +330,21 @@ def chart(runs: dict[str, dict[str, Any]], path: Path) -> None:
     pyplot.close(fig)
 
 
+def age(path: Path) -> list[str]:
+    """The age benchmark's table (retry_safe.bench.age, `make bench-age`)."""
+    from retry_safe.bench.age import summary
+
+    raw = json.loads(path.read_text())
+    return [
+        f"Measured {raw['measured_at']} by `make bench-age` (`tools/retry_safe/bench/age.py`: "
+        "a table of 100 rows a day grown to each age one commit and one ledger row a day, then "
+        "three real `dbt run`s of the next days and three `lakehouse intervals`, warm session; "
+        "maintained: `lakehouse maintain` after every 30th interval).",
+        "",
+        *summary(raw["results"]),
+    ]
+
+
 def write(out_dir: Path) -> str:
     runs = load(out_dir)
     main = runs.get("default")
@@ -376,6 +391,9 @@ def write(out_dir: Path) -> str:
     cluster = on_cluster(runs)
     if cluster:
         lines += ["## On a cluster", "", *cluster, ""]
+    aged = out_dir / "raw" / "age.json"
+    if aged.exists():
+        lines += ["## A table's age: one interval on day 30, 365 and 1,000", "", *age(aged), ""]
     notes = out_dir / "notes.md"
     if notes.exists():
         lines += [notes.read_text().strip(), ""]

@@ -1,0 +1,200 @@
+"""Does an interval cost the same on day 1,000 as on day 30? One interval's `dbt run` and the
+`lakehouse intervals` listing, timed on tables that already hold 30, 365 and 1,000 daily
+intervals, never maintained and maintained (`lakehouse maintain`) every 30 intervals.
+
+    python -m retry_safe.bench.age [--formats delta,iceberg] [--ages 30,365,1000]   (make bench-age)
+
+Per format and schedule (never maintained; `lakehouse maintain` after every 30th interval),
+in a process of its own on a warehouse of its own: a source of small rows (100 a day), then the
+model's table (`events`, idempotent_merge by day): the first day loaded by `dbt run`, every
+later day grown the way a daily run leaves a table, without dbt's per-run cost: one INSERT of
+the day's rows (a commit and its files) and the day's row of the interval ledger (a commit of
+the ledger table). Maintenance compacts the table and the ledger (history younger than the
+window is kept, as in production in its first week). At each age: three real `dbt run`s of the
+next three days (each its interval's change set and MERGE, in a warm session), and
+`lakehouse intervals` (the ledger read and listed), three times. Writes
+docs/benchmarks/raw/age-<format>.json; `python -m retry_safe.bench report` puts the table into
+results.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, configure_environment, run_dbt
+from retry_safe.scratch import write_project
+
+OUT = PROJECT_DIR / "docs" / "benchmarks" / "raw"
+HOME = PROJECT_DIR / ".lakehouse" / "bench-age"
+SCHEMA = "age"
+FIRST = date(2024, 1, 1)
+ROWS_PER_DAY = 100
+MAINTAIN_EVERY = 30
+TABLE = "events"
+MODEL = """\
+{{ config(materialized='incremental', incremental_strategy='idempotent_merge',
+          unique_key='id', version_column='updated_at', interval_column='day') }}
+select id, day, value, updated_at from {{ target.schema }}.src
+where {{ in_interval('day', 'date') }}
+"""
+
+
+def day(n: int) -> date:
+    return FIRST + timedelta(days=n)
+
+
+def flags(n: int) -> list[str]:
+    return ["--event-time-start", str(day(n)), "--event-time-end", str(day(n + 1))]
+
+
+def measure(table_format: str, ages: list[int], home: Path, every: int) -> list[dict[str, Any]]:
+    """The measurements of one format and schedule (every: maintain after every so many
+    intervals; 0 never)."""
+    target = EMBEDDED_TARGETS[table_format]
+    shutil.rmtree(home, ignore_errors=True)
+    os.environ.update(LAKEHOUSE_HOME=str(home), LAKEHOUSE_SCHEMA=SCHEMA, DBT_TARGET=target)
+    configure_environment(home)
+    project = write_project(home / "project", {f"{TABLE}.sql": MODEL})
+    run_dbt(["debug"], target, project_dir=project)
+    from pyspark.sql import SparkSession
+
+    from dbt.adapters.lakehouse import cli, ledger
+
+    spark = SparkSession.builder.getOrCreate()
+    last = max(ages) + 3 * len(ages) + 3
+    relation = f"{SCHEMA}.{TABLE}"
+    spark.sql(f"create schema if not exists {SCHEMA}")
+    spark.sql(
+        f"create table {SCHEMA}.src using {table_format} as select id, "
+        f"date_add(date'{FIRST}', cast(id div {ROWS_PER_DAY} as int)) as day, id * 7 as value, "
+        f"timestamp'{FIRST} 06:00:00' as updated_at from range({last * ROWS_PER_DAY})"
+    )
+    run_dbt(["run", *flags(0)], target, project_dir=project)  # the first load
+
+    def grow(n: int) -> None:
+        spark.sql(f"insert into {relation} select * from {SCHEMA}.src where day = '{day(n)}'")
+        moments = [datetime.combine(day(n + k), datetime.min.time(), UTC) for k in (0, 1)]
+        model = f"model.scratch.{TABLE}"
+        spark.sql(ledger.insert_sql("lakehouse", relation, model, "merge", *moments, "grown", None))
+
+    def quiet(args: list[str]) -> tuple[int, str]:
+        out = io.StringIO()
+        with redirect_stdout(out), redirect_stderr(io.StringIO()):
+            status = cli.main([*args, "--project-dir", str(project), "--target", target])
+        return status, out.getvalue()
+
+    results: list[dict[str, Any]] = []
+    grown = 1  # days 0 .. grown - 1 are in the table
+    for age in ages:
+        started = time.perf_counter()
+        while grown < age:
+            grow(grown)
+            grown += 1
+            if every and grown % every == 0:
+                assert quiet(["maintain", "--select", TABLE])[0] == 0
+        build_seconds = time.perf_counter() - started
+        runs = []
+        for k in range(3):
+            began = time.perf_counter()
+            run_dbt(["run", *flags(grown + k)], target, project_dir=project)
+            runs.append(time.perf_counter() - began)
+        grown += 3
+        window = ["--since", str(FIRST), "--until", str(day(grown))]
+        listings = []
+        for _ in range(3):
+            began = time.perf_counter()
+            status, out = quiet(["intervals", "--select", TABLE, *window, "--json"])
+            listings.append(time.perf_counter() - began)
+            assert status == 0, out
+        listed = json.loads(out.strip().splitlines()[-1])["models"][0]
+        assert listed["missing"] == [], listed["missing"][:3]
+        results.append(
+            {
+                "format": table_format,
+                "age": age,
+                "maintained_every": every,
+                "run_seconds": runs,
+                "intervals_seconds": listings,
+                "files": file_count(spark, relation, table_format),
+                "ledger_files": file_count(spark, "lakehouse.interval_ledger", table_format),
+                "build_seconds": round(build_seconds, 1),
+            }
+        )
+        print(json.dumps(results[-1]), flush=True)
+    return results
+
+
+def file_count(spark: Any, relation: str, table_format: str) -> int:
+    if table_format == "iceberg":
+        return int(spark.sql(f"select count(*) from {relation}.files").first()[0])
+    return int(spark.sql(f"describe detail {relation}").first()["numFiles"])
+
+
+def summary(results: list[dict[str, Any]]) -> list[str]:
+    """A markdown table of the measurements (medians), ratios to the same schedule at its
+    first age."""
+    lines = [
+        "| format | intervals held | maintained | `dbt run` of one interval (median s) | "
+        "ratio to the first age | `lakehouse intervals` (median s) | data files | ledger files |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    base: dict[tuple[str, int], float] = {}
+    for r in results:
+        run = statistics.median(r["run_seconds"])
+        key = (r["format"], r["maintained_every"])
+        base.setdefault(key, run)
+        every = f"every {r['maintained_every']}" if r["maintained_every"] else "never"
+        lines.append(
+            f"| {r['format']} | {r['age']} | {every} | {run:.2f} | {run / base[key]:.2f}x | "
+            f"{statistics.median(r['intervals_seconds']):.2f} | {r['files']} | "
+            f"{r['ledger_files']} |"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m retry_safe.bench.age")
+    parser.add_argument("--formats", default="delta,iceberg")
+    parser.add_argument("--ages", default="30,365,1000")
+    parser.add_argument("--format", help=argparse.SUPPRESS)  # one format and schedule, here
+    parser.add_argument("--every", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--home", type=Path, default=HOME)
+    args = parser.parse_args(argv)
+    ages = [int(a) for a in args.ages.split(",")]
+    OUT.mkdir(parents=True, exist_ok=True)
+    if args.format:
+        home = args.home / f"{args.format}-{args.every}"
+        results = measure(args.format, ages, home, args.every)
+        part = OUT / f"age-{args.format}-{args.every}.json"
+        part.write_text(json.dumps(results, indent=1) + "\n")
+        return 0
+    results: list[dict[str, Any]] = []
+    for table_format in args.formats.split(","):
+        for every in (0, MAINTAIN_EVERY):
+            command = [sys.executable, "-m", "retry_safe.bench.age", "--format", table_format]
+            command += ["--every", str(every), "--ages", args.ages, "--home", str(args.home)]
+            if subprocess.run(command, cwd=PROJECT_DIR, check=False).returncode:
+                return 1
+            part = OUT / f"age-{table_format}-{every}.json"
+            results += json.loads(part.read_text())
+            part.unlink()
+        raw = {"measured_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "results": results}
+        (OUT / "age.json").write_text(json.dumps(raw, indent=1) + "\n")
+    print("\n".join(summary(results)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
