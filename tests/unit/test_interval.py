@@ -103,8 +103,36 @@ NONE_GIVEN = (
             "Pass the interval one way: the flags --event-time-start / --event-time-end "
             "(preferred), or the vars.",
         ),
+        (
+            None,
+            None,
+            (datetime(2026, 10, 4), datetime(2026, 10, 3)),
+            f"{WHO}: --event-time-end (2026-10-03T00:00:00+00:00) must be after "
+            "--event-time-start (2026-10-04T00:00:00+00:00): the interval is half-open, "
+            "[start, end).\nSwap the two values, or widen the interval.",
+        ),
+        (
+            None,
+            None,
+            (datetime(2026, 10, 4), None),
+            f"{WHO}: the flag --event-time-end is missing.\n"
+            "Pass the interval to reconcile, half-open [start, end), e.g.\n"
+            "  dbt run --event-time-start 2026-10-03 --event-time-end 2026-10-04\n"
+            "(dbt's event-time flags: a new interval keeps dbt's partial parsing), or\n"
+            '  dbt run --vars \'{data_interval_start: "2026-10-03", data_interval_end: '
+            '"2026-10-04"}\'',
+        ),
     ],
-    ids=["none", "start missing", "injection", "february 30", "reversed", "flags and vars differ"],
+    ids=[
+        "none",
+        "start missing",
+        "injection",
+        "february 30",
+        "reversed",
+        "flags and vars differ",
+        "flags reversed",
+        "a flag alone",
+    ],
 )
 def test_a_bad_interval_is_refused_naming_the_model_the_value_and_the_fix(
     var_start, var_end, flags, message

@@ -118,7 +118,7 @@ class LakehouseAdapter(SparkAdapter):
     def find_nondeterministic(self, code: str, language: str = "sql") -> dict | None:
         """The first non-deterministic spelling in code (Spark SQL or Python), as a dict with
         name, what ("function uuid()"), line and text; None if there is none. Used by the
-        macro idempotent_merge_assert_deterministic; the rules are in determinism.py."""
+        macro idempotent_merge_nondeterministic; the rules are in determinism.py."""
         found = determinism.find_nondeterministic(code, language)
         return found.as_dict() if found else None
 

@@ -92,8 +92,15 @@ def parse_instant(value: object) -> datetime | None:
     return moment
 
 
+# how each way of giving the interval names its two values in a message
+WAYS = {
+    "vars": ("the var data_interval_start", "the var data_interval_end"),
+    "flags": ("the flag --event-time-start", "the flag --event-time-end"),
+}
+
+
 @functools.lru_cache(maxsize=256)
-def _parse(raw_start: object, raw_end: object) -> Interval:
+def _parse(raw_start: object, raw_end: object, way: str = "vars") -> Interval:
     if _missing(raw_start) and _missing(raw_end):
         raise IntervalError(
             "no interval was given (neither --event-time-start / --event-time-end nor the vars "
@@ -101,36 +108,37 @@ def _parse(raw_start: object, raw_end: object) -> Interval:
             "Pass the interval to reconcile, half-open [start, end), e.g.\n"
             f"{EXAMPLE}"
         )
-    bounds = {}
-    for name, raw in (("data_interval_start", raw_start), ("data_interval_end", raw_end)):
+    (start_name, end_name), bounds = WAYS[way], []
+    for name, raw in ((start_name, raw_start), (end_name, raw_end)):
         if _missing(raw):
             raise IntervalError(
-                f"the var {name} is missing.\n"
+                f"{name} is missing.\n"
                 "Pass the interval to reconcile, half-open [start, end), e.g.\n"
                 f"{EXAMPLE}"
             )
         moment = parse_instant(raw)
         if moment is None:
             raise IntervalError(
-                f'the var {name} = "{raw}" is not an ISO-8601 date or timestamp.\n'
+                f'{name} = "{raw}" is not an ISO-8601 date or timestamp.\n'
                 "Use a date such as 2026-10-03 or a timestamp such as 2026-10-03T00:00:00Z "
                 "(an offset such as +02:00 is converted to UTC)."
             )
-        bounds[name] = moment
-    start, end = bounds["data_interval_start"], bounds["data_interval_end"]
+        bounds.append(moment)
+    start, end = bounds
     if end <= start:
         raise IntervalError(
-            f"data_interval_end ({end.isoformat()}) must be after data_interval_start "
+            f"{end_name.split()[-1]} ({end.isoformat()}) must be after {start_name.split()[-1]} "
             f"({start.isoformat()}): the interval is half-open, [start, end).\n"
             "Swap the two values, or widen the interval."
         )
     return Interval(start, end)
 
 
-def parse_interval(who: str, raw_start: object, raw_end: object) -> Interval:
-    """The interval [raw_start, raw_end) in UTC; IntervalError names `who` and the fix."""
+def parse_interval(who: str, raw_start: object, raw_end: object, way: str = "vars") -> Interval:
+    """The interval [raw_start, raw_end) in UTC, given as the vars or as dbt's event-time flags
+    (way: what a message calls the values); IntervalError names `who` and the fix."""
     try:
-        return _parse(_hashable(raw_start), _hashable(raw_end))
+        return _parse(_hashable(raw_start), _hashable(raw_end), way)
     except IntervalError as problem:
         raise IntervalError(f"{who}: {problem}") from None
 
@@ -149,7 +157,7 @@ def parse_run_interval(
     """
     if flag_start is None and flag_end is None:
         return parse_interval(who, var_start, var_end)
-    flags = parse_interval(who, flag_start, flag_end)
+    flags = parse_interval(who, flag_start, flag_end, "flags")
     if var_start is None and var_end is None:
         return flags
     given = parse_interval(who, var_start, var_end)
@@ -162,11 +170,6 @@ def parse_run_interval(
             "(preferred), or the vars."
         )
     return flags
-
-
-def parse_count() -> int:
-    """How many intervals were really parsed in this process (cache misses)."""
-    return _parse.cache_info().misses
 
 
 def _missing(value: object) -> bool:
