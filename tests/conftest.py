@@ -24,7 +24,7 @@ from dbt_common.tests import enable_test_caching
 from support import passes, processes
 from support.processes import SUITE_JAVA_OPTIONS
 
-from dbt.adapters.lakehouse.jars import driver_folder
+from dbt.adapters.lakehouse.session.jars import driver_folder
 from retry_safe.postgres import local_postgres
 from retry_safe.project import configure_environment
 from retry_safe.project import table_format as format_of

@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from support.tables import commit_count, expire_history, rows
 
-from dbt.adapters.lakehouse import cli
+from dbt.adapters.lakehouse.commands import cli
 from retry_safe.project import PROJECT_DIR, interval_flags, run_dbt
 
 HEADER = "order_id,customer_id,status,amount,currency,ordered_at,updated_at"

@@ -12,7 +12,7 @@ import time
 import pytest
 from support.processes import step_env
 
-from dbt.adapters.lakehouse.jvm import filtered_child_stderr
+from dbt.adapters.lakehouse.session.jvm import filtered_child_stderr
 from retry_safe.project import run_module
 
 # What reaches the console is the JVM's logging and the filter: one pass runs these, the Delta

@@ -30,7 +30,7 @@ from support.expected import as_text
 from support.processes import step_env
 from support.tables import duplicate_keys, expire_history, rows
 
-from dbt.adapters.lakehouse import cli
+from dbt.adapters.lakehouse.commands import cli
 from retry_safe.project import PROJECT_DIR, interval_flags, run_dbt
 from retry_safe.scenario import command
 

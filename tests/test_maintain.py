@@ -21,7 +21,7 @@ import pytest
 from pyarrow import parquet
 from support.tables import commit_count, rows
 
-from dbt.adapters.lakehouse import cli
+from dbt.adapters.lakehouse.commands import cli
 from retry_safe.project import interval_flags, run_dbt
 from retry_safe.scratch import write_project
 

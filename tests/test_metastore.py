@@ -1,5 +1,5 @@
 """A Hive metastore on PostgreSQL that cannot serve a session: one line naming the cause and the
-fix, before any statement, nothing written (dbt.adapters.lakehouse.metastore). Parallel
+fix, before any statement, nothing written (dbt.adapters.lakehouse.session.metastore). Parallel
 writers on one, with the schema `lakehouse metastore init` made: test_concurrent_runs.py.
 
 The checks run in this process's JVM, with the PostgreSQL driver (tests/conftest.py puts it on
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from support.processes import metastore_init, step_env
 
-from dbt.adapters.lakehouse import metastore
-from dbt.adapters.lakehouse.metastore import ICEBERG_LOCKS, PASSWORD, URL, USER
+from dbt.adapters.lakehouse.session import metastore
+from dbt.adapters.lakehouse.session.metastore import ICEBERG_LOCKS, PASSWORD, URL, USER
 from retry_safe.cluster import free_port
 from retry_safe.postgres import ADMIN, port_of, psql
 from retry_safe.project import PROJECT_DIR

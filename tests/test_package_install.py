@@ -48,7 +48,7 @@ import pytest
 import yaml
 from support.processes import SHORT_RUN_JAVA_OPTIONS
 
-from dbt.adapters.lakehouse.jars import jars_root, pinned_drivers
+from dbt.adapters.lakehouse.session.jars import jars_root, pinned_drivers
 
 pytestmark = [pytest.mark.slow, pytest.mark.format_independent(run_in="local_iceberg")]
 

@@ -18,7 +18,7 @@ from datetime import date, datetime
 import pytest
 from support.tables import commit_count, rows, table_names
 
-from dbt.adapters.lakehouse.identifiers import RESERVED
+from dbt.adapters.lakehouse.strategy.identifiers import RESERVED
 from retry_safe.project import describe_failure, run_dbt
 from retry_safe.scratch import write_project
 

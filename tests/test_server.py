@@ -27,9 +27,9 @@ from support.expected import CART, JAN_1, JAN_2, JAN_3, ORDERS, ORDERS_AFTER_OCT
 from support.pipelines import ORDERS_STEP, PLAN, TABLES, columns_of
 from support.processes import free_ports, step_env
 
-from dbt.adapters.lakehouse.metastore_lock import metastore_problem
-from dbt.adapters.lakehouse.runner import CLIENT_LEFT
+from dbt.adapters.lakehouse.commands.runner import CLIENT_LEFT
 from dbt.adapters.lakehouse.server.profile import load_target
+from dbt.adapters.lakehouse.session.metastore_lock import metastore_problem
 from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, SERVER_TARGETS, interval_flags
 from retry_safe.scenario import command
 from retry_safe.server_process import serve_command, spawn, spawn_runner, stop, through_runner

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dbt.adapters.lakehouse import jars
+from dbt.adapters.lakehouse.session import jars
 
 LAKEHOUSE = str(Path(sys.executable).with_name("lakehouse"))
 

@@ -1,4 +1,4 @@
-"""The adapter's connect method without a server (src/dbt/adapters/lakehouse/connect.py)."""
+"""The adapter's connect method without a server (src/dbt/adapters/lakehouse/session/connect.py)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from types import SimpleNamespace
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.connect import (
+from dbt.adapters.lakehouse.connections import LakehouseCredentials
+from dbt.adapters.lakehouse.session.connect import (
     connect_url,
     on_the_server,
     require_listening,
     require_same_format,
 )
-from dbt.adapters.lakehouse.connections import LakehouseCredentials
 
 
 def credentials(**overrides):

@@ -1,4 +1,4 @@
-"""The one interval parser (src/dbt/adapters/lakehouse/interval.py), without Spark: what a run
+"""The one interval parser (src/dbt/adapters/lakehouse/strategy/interval.py), without Spark: what a run
 reconciles for each way of passing the interval, and the message for each bad value."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from dbt.adapters.lakehouse.interval import IntervalError, parse_run_interval
+from dbt.adapters.lakehouse.strategy.interval import IntervalError, parse_run_interval
 
 WHO = "model.retry_safe.orders"
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pyspark
 import pytest
 
-from dbt.adapters.lakehouse import jars
-from dbt.adapters.lakehouse import jars as check
-from dbt.adapters.lakehouse.jvm import expand_jar_patterns
-from dbt.adapters.lakehouse.session_settings import session_settings
+from dbt.adapters.lakehouse.session import jars
+from dbt.adapters.lakehouse.session import jars as check
+from dbt.adapters.lakehouse.session.jvm import expand_jar_patterns
+from dbt.adapters.lakehouse.session.settings import session_settings
 
 
 def fix(root: Path) -> str:

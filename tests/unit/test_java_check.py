@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.lakehouse import java
+from dbt.adapters.lakehouse.session import java
 
 
 def fake_java_home(tmp_path: Path, version_line: str) -> Path:

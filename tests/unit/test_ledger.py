@@ -1,4 +1,4 @@
-"""The interval ledger's replay (src/dbt/adapters/lakehouse/ledger.py), without Spark: rows of
+"""The interval ledger's replay (src/dbt/adapters/lakehouse/tables/ledger.py), without Spark: rows of
 the ledger table, in the order they were recorded, become loaded intervals and gaps."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from dbt.adapters.lakehouse import ledger
-from dbt.adapters.lakehouse.ledger import Record
+from dbt.adapters.lakehouse.tables import ledger
+from dbt.adapters.lakehouse.tables.ledger import Record
 
 
 def day(n: int) -> datetime:
@@ -90,17 +90,21 @@ def test_a_create_starts_the_table_over_and_a_run_without_an_interval_lists_noth
 
 
 def test_the_rows_sql_writes_and_reads_are_literals_of_their_types():
-    insert = ledger.insert_sql(
-        "lakehouse", "analytics.orders", "model.p.orders", "merge", day(3), day(4), "inv'1", 7
-    )
-    assert insert == (
+    at = datetime(2026, 11, 4, 6, 30, 1, 250, tzinfo=UTC)
+    rows = [
+        ledger.Row("analytics.orders", "model.p.orders", "merge", day(3), day(4), "inv'1", "7", at),
+        ledger.Row("analytics.days", "model.p.days", "create", None, None, "inv'1", None, at),
+    ]
+    assert ledger.insert_sql("lakehouse", rows) == (
         "insert into lakehouse.interval_ledger values ('analytics.orders', 'model.p.orders', "
         "'merge', TIMESTAMP'2026-11-03 00:00:00+00:00', TIMESTAMP'2026-11-04 00:00:00+00:00', "
-        "concat('inv', chr(39), '1'), '7', current_timestamp())"
+        "concat('inv', chr(39), '1'), '7', TIMESTAMP'2026-11-04 06:30:01.000250+00:00'), "
+        "('analytics.days', 'model.p.days', 'create', NULL, NULL, concat('inv', chr(39), '1'), "
+        "NULL, TIMESTAMP'2026-11-04 06:30:01.000250+00:00')"
     )
     assert ledger.select_sql("lakehouse", "analytics.orders") == (
         "select load, interval_start, interval_end, invocation_id, version from "
         "lakehouse.interval_ledger where relation = 'analytics.orders' order by recorded_at"
     )
     with pytest.raises(ValueError, match="ledger load 'loaded' is not one of"):
-        ledger.insert_sql("lakehouse", "a.b", "m", "loaded", None, None, "i", None)
+        ledger.Row("a.b", "m", "loaded", None, None, "i", None)

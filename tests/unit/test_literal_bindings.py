@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.bindings import render_bindings, sql_literal
+from dbt.adapters.lakehouse.session.bindings import render_bindings, sql_literal
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from dbt.adapters.lakehouse import session_settings as module
-from dbt.adapters.lakehouse.session_settings import session_settings
+from dbt.adapters.lakehouse.session import settings as module
+from dbt.adapters.lakehouse.session.settings import session_settings
 
 SHUFFLE = "spark.sql.shuffle.partitions"
 SNAPSHOT = "spark.databricks.delta.snapshotPartitions"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.lakehouse.metastore_lock import (
+from dbt.adapters.lakehouse.session.metastore_lock import (
     derby_database,
     lock_holder,
     metastore_problem,

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from dbt.adapters.lakehouse.jars import pinned_drivers
-from dbt.adapters.lakehouse.metastore import (
+from dbt.adapters.lakehouse.session.jars import pinned_drivers
+from dbt.adapters.lakehouse.session.metastore import (
     init_settings,
     is_postgresql,
     metastore_tables,
     shown,
 )
-from dbt.adapters.lakehouse.session_settings import session_settings
+from dbt.adapters.lakehouse.session.settings import session_settings
 
 URL = "jdbc:postgresql://db.example:5432/metastore"
 VARIABLES = (

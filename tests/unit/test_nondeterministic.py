@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.lakehouse.determinism import find_nondeterministic
+from dbt.adapters.lakehouse.strategy.determinism import find_nondeterministic
 
 PROJECT = Path(__file__).resolve().parents[2]
 

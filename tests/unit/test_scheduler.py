@@ -1,5 +1,5 @@
 """`lakehouse intervals` / `catchup`: the window, the grain's intervals and what is missing, and
-every refusal before dbt runs (dbt/adapters/lakehouse/scheduler.py, cli.py): no JVM."""
+every refusal before dbt runs (dbt/adapters/lakehouse/commands/catchup.py, cli.py): no JVM."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import click
 import pytest
 from dbt.cli.main import cli as dbt_cli
 
-from dbt.adapters.lakehouse import cli
-from dbt.adapters.lakehouse.scheduler import (
+from dbt.adapters.lakehouse.commands import cli
+from dbt.adapters.lakehouse.commands.catchup import (
     IntervalModel,
     SchedulerError,
     event_time,

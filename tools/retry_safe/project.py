@@ -15,7 +15,7 @@ from typing import Any
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
-from dbt.adapters.lakehouse.scheduler import failure
+from dbt.adapters.lakehouse.commands.catchup import failure
 
 
 def find_project_dir() -> Path:

@@ -114,7 +114,7 @@ def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
 
 def maintain(selector: str, target: str) -> None:
     """`lakehouse maintain --select selector` in this process (its dbt shares the session)."""
-    from dbt.adapters.lakehouse import cli
+    from dbt.adapters.lakehouse.commands import cli
 
     extra = ["--vars", os.environ["SCENARIO_VARS"]] if os.environ.get("SCENARIO_VARS") else []
     status = cli.main(["maintain", "--select", selector, "--target", target, *extra])
@@ -125,7 +125,7 @@ def maintain(selector: str, target: str) -> None:
 def session(target: str):
     """The target's Spark session, as dbt opens it (`dbt debug` writes no run results): the
     server targets' Spark Connect session, else the embedded one."""
-    from dbt.adapters.lakehouse.connect import open_session
+    from dbt.adapters.lakehouse.session.connect import open_session
 
     run_dbt(["debug"], target)
     spark = open_session()

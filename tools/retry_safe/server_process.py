@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dbt.adapters.lakehouse.runner import READY as RUNNER_READY
+from dbt.adapters.lakehouse.commands.runner import READY as RUNNER_READY
 from dbt.adapters.lakehouse.server.app import READY, wait_or_kill
 from retry_safe.project import PROJECT_DIR
 

@@ -1,7 +1,7 @@
 """The `lakehouse` command's entry point, light on purpose: `lakehouse dbt <args>` is the
-client of the warm runner (dbt.adapters.lakehouse.runner) and must not import dbt itself, which
+client of the warm runner (dbt.adapters.lakehouse.commands.runner) and must not import dbt itself, which
 is what it saves (about 2 s), so it is handled here with the standard library only; every other
-command is handed to dbt.adapters.lakehouse.cli.
+command is handed to dbt.adapters.lakehouse.commands.cli.
 
     lakehouse dbt [--socket PATH] <dbt args>    `dbt <dbt args>`, run by `lakehouse runner`;
                                                 exits with dbt's status
@@ -22,26 +22,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SOCKET_ENV = "LAKEHOUSE_RUNNER_SOCKET"
+from dbt.adapters.lakehouse_cache import default_socket
+
 READER_LEFT = 128 + signal.SIGPIPE  # 141: the exit status when the output's reader left
 
 
 class RunnerError(Exception):
     """One line for the user: what is wrong and what to do."""
-
-
-def user_cache() -> Path:
-    """The package's per-user cache folder ($XDG_CACHE_HOME, else ~/.cache, /dbt-lakehouse):
-    the jars' default root and the runner's default socket."""
-    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(cache) / "dbt-lakehouse"
-
-
-def default_socket() -> Path:
-    """--socket's default: $LAKEHOUSE_RUNNER_SOCKET, else in the per-user cache."""
-    if os.environ.get(SOCKET_ENV):
-        return Path(os.environ[SOCKET_ENV])
-    return user_cache() / "runner.sock"
 
 
 # ---- the client: `lakehouse dbt` -------------------------------------------------------------
@@ -114,7 +101,7 @@ def dbt_command(argv: list[str]) -> int:
 def command(argv: list[str]) -> int:
     if argv[:1] == ["dbt"]:
         return dbt_command(argv[1:])
-    from dbt.adapters.lakehouse.cli import main as full_main
+    from dbt.adapters.lakehouse.commands.cli import main as full_main
 
     return full_main(argv)
 

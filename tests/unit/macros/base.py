@@ -37,10 +37,14 @@ from dbt_common.exceptions import CompilationError
 from dbt_common.exceptions.macros import MacroReturn
 from dbt_common.utils.jinja import MACRO_PREFIX
 
-from dbt.adapters.lakehouse import identifiers
-from dbt.adapters.lakehouse.determinism import find_nondeterministic
 from dbt.adapters.lakehouse.impl import LakehouseAdapter
-from dbt.adapters.lakehouse.interval import IntervalError, parse_interval, parse_run_interval
+from dbt.adapters.lakehouse.strategy import identifiers
+from dbt.adapters.lakehouse.strategy.determinism import find_nondeterministic
+from dbt.adapters.lakehouse.strategy.interval import (
+    IntervalError,
+    parse_interval,
+    parse_run_interval,
+)
 from dbt.include import lakehouse
 
 MACRO_DIR = Path(lakehouse.PACKAGE_PATH) / "macros"

@@ -9,7 +9,7 @@ import pytest
 from dbt_common.exceptions import CompilationError
 from unit.macros.base import Macros, interval, normalize
 
-from dbt.adapters.lakehouse.identifiers import column_name, quote_column
+from dbt.adapters.lakehouse.strategy.identifiers import column_name, quote_column
 
 COLUMNS = ["customer name", "order", "Größe", "select", "Updated At", "order day"]
 TYPES = {

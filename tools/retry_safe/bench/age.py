@@ -70,7 +70,8 @@ def measure(table_format: str, ages: list[int], home: Path, every: int) -> list[
     run_dbt(["debug"], target, project_dir=project)
     from pyspark.sql import SparkSession
 
-    from dbt.adapters.lakehouse import cli, ledger
+    from dbt.adapters.lakehouse.commands import cli
+    from dbt.adapters.lakehouse.tables import ledger
 
     spark = SparkSession.builder.getOrCreate()
     last = max(ages) + 3 * len(ages) + 3
@@ -86,8 +87,8 @@ def measure(table_format: str, ages: list[int], home: Path, every: int) -> list[
     def grow(n: int) -> None:
         spark.sql(f"insert into {relation} select * from {SCHEMA}.src where day = '{day(n)}'")
         moments = [datetime.combine(day(n + k), datetime.min.time(), UTC) for k in (0, 1)]
-        model = f"model.scratch.{TABLE}"
-        spark.sql(ledger.insert_sql("lakehouse", relation, model, "merge", *moments, "grown", None))
+        row = ledger.Row(relation, f"model.scratch.{TABLE}", "merge", *moments, "grown", None)
+        spark.sql(ledger.insert_sql("lakehouse", [row]))
 
     def quiet(args: list[str]) -> tuple[int, str]:
         out = io.StringIO()

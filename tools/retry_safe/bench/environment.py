@@ -7,7 +7,7 @@ import platform
 from importlib import metadata
 from typing import Any
 
-from dbt.adapters.lakehouse.jars import jar_folders, read_manifest
+from dbt.adapters.lakehouse.session.jars import jar_folders, read_manifest
 
 
 def _first(path: str, prefix: str) -> str:

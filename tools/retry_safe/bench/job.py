@@ -14,9 +14,9 @@ import time
 from datetime import date
 from typing import Any
 
-from dbt.adapters.lakehouse.jars import require_jars
-from dbt.adapters.lakehouse.jvm import start_session
 from dbt.adapters.lakehouse.server.profile import load_target
+from dbt.adapters.lakehouse.session.jars import require_jars
+from dbt.adapters.lakehouse.session.jvm import start_session
 from retry_safe.bench.contenders import day_bounds
 from retry_safe.bench.data import COLUMNS, KEYS
 from retry_safe.bench.settings import SCHEMA

@@ -9,15 +9,14 @@ from dbt_common.dataclass_schema import StrEnum
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.contracts.connection import Connection, ConnectionState
-from dbt.adapters.lakehouse.bindings import with_literal_bindings
 from dbt.adapters.lakehouse.errors import (
     one_line_error,
     prepare_pyspark_errors,
     quiet_query_context_loggers,
 )
-from dbt.adapters.lakehouse.jars import require_jars
-from dbt.adapters.lakehouse.java import require_java
-from dbt.adapters.lakehouse.jvm import start_session
+from dbt.adapters.lakehouse.session.jars import require_jars
+from dbt.adapters.lakehouse.session.java import require_java
+from dbt.adapters.lakehouse.session.jvm import start_session
 from dbt.adapters.spark.connections import (
     SparkConnectionManager,
     SparkConnectionMethod,
@@ -88,6 +87,9 @@ class LakehouseConnectionManager(SparkConnectionManager):
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
+        # imported here: it imports pyspark, which commands that open no connection never load
+        from dbt.adapters.lakehouse.session.wrapper import with_literal_bindings
+
         method = connection.credentials.method
         if method == LakehouseConnectionMethod.CONNECT:
             # no JSON error record per failed statement on dbt's console (errors.py)
@@ -108,7 +110,8 @@ class LakehouseConnectionManager(SparkConnectionManager):
     @classmethod
     def open_connect(cls, connection: Connection) -> Connection:
         """A Spark Connect session to the lakehouse server, no JVM here (connect.py)."""
-        from dbt.adapters.lakehouse.connect import ConnectConnection, connect_session
+        # the Spark Connect client only where it serves (gRPC, pandas, pyarrow)
+        from dbt.adapters.lakehouse.session.connect import ConnectConnection, connect_session
         from dbt.adapters.spark.session import SessionConnectionWrapper
 
         if connection.state == ConnectionState.OPEN:

@@ -1,6 +1,7 @@
 """The adapter: SparkAdapter plus Python models in the session, the idempotent_merge strategy
 (its macros live in dbt/include/lakehouse/macros) and the one interval parser."""
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -13,26 +14,20 @@ from dbt_common.invocation import get_invocation_id
 from dbt.adapters.base import BaseRelation, PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.events.types import SQLQuery, SQLQueryStatus
-from dbt.adapters.lakehouse import (
-    audit,
-    conflicts,
-    determinism,
-    errors,
-    folders,
-    identifiers,
-    ledger,
-    listing,
-    maintenance,
-    pinned,
-    seeds,
-    show,
-)
-from dbt.adapters.lakehouse.bindings import SESSION_METHODS
+from dbt.adapters.lakehouse import errors, listing, seeds, show
+from dbt.adapters.lakehouse.audit import stages as audit
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
-from dbt.adapters.lakehouse.interval import IntervalError, parse_instant, parse_run_interval
 from dbt.adapters.lakehouse.python_submissions import SessionPythonJobHelper
 from dbt.adapters.lakehouse.relations import LakehouseRelation, with_iceberg_detected
-from dbt.adapters.lakehouse.session_settings import session_settings
+from dbt.adapters.lakehouse.session.bindings import SESSION_METHODS
+from dbt.adapters.lakehouse.session.settings import session_settings
+from dbt.adapters.lakehouse.strategy import conflicts, determinism, identifiers, pinned
+from dbt.adapters.lakehouse.strategy.interval import (
+    IntervalError,
+    parse_instant,
+    parse_run_interval,
+)
+from dbt.adapters.lakehouse.tables import folders, ledger, maintenance
 from dbt.adapters.spark import SparkAdapter
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import LIST_RELATIONS_MACRO_NAME
@@ -41,8 +36,11 @@ from dbt.artifacts.schemas.results import RunStatus
 # `dbt retry` sets no selection for the staging decision to read (audit.py)
 audit.record_every_selection()
 
-# the schemas whose interval ledger table this process made sure of (record_interval)
+# the schemas whose interval ledger table this process made sure of (cleanup_connections)
 _LEDGERS: set[str] = set()
+# the ledger rows of this invocation's runs, written as it ends (record_interval)
+_PENDING: list = []
+_PENDING_LOCK = threading.Lock()
 LEDGER_CREATE_ATTEMPTS = 5
 
 
@@ -132,18 +130,37 @@ class LakehouseAdapter(SparkAdapter):
         end: object = None,
         version: object = None,
     ) -> str:
-        """Record one run's interval in the interval ledger table (ledger.py): the table, the
+        """Record one run's interval for the interval ledger table (ledger.py): the table, the
         model, the kind of load (create, merge or unchanged), [start, end), this invocation
-        and the table's version after the run. The ledger table (and its schema) is created
-        the first time. Returns ''."""
-        schema = self.config.credentials.ledger_schema
-        self._ensure_ledger(schema)
+        and the table's version after the run. Written with the invocation's other rows as it
+        ends (cleanup_connections). Returns ''."""
         moments = [parse_instant(value) if value is not None else None for value in (start, end)]
-        sql = ledger.insert_sql(
-            schema, relation, model, load, *moments, get_invocation_id(), version
+        row = ledger.Row(
+            relation,
+            model,
+            load,
+            *moments,
+            get_invocation_id(),
+            None if version is None else str(version),
         )
-        self.execute(sql)
+        with _PENDING_LOCK:
+            _PENDING.append(row)
         return ""
+
+    def cleanup_connections(self) -> None:
+        """dbt's end of an invocation: the invocation's ledger rows are written first, in one
+        statement (a failure to write them fails the invocation: rerun it, it changes nothing
+        and records them)."""
+        with _PENDING_LOCK:
+            rows, _PENDING[:] = list(_PENDING), []
+        try:
+            if rows:
+                with self.connection_named("lakehouse_ledger"):
+                    schema = self.config.credentials.ledger_schema
+                    self._ensure_ledger(schema)
+                    self.execute(ledger.insert_sql(schema, rows))
+        finally:
+            super().cleanup_connections()
 
     def _ensure_ledger(self, schema: str) -> None:
         """The ledger table exists (once per process and schema). Two processes creating it at

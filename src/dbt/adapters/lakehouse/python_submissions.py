@@ -13,8 +13,8 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.base import PythonJobHelper
-from dbt.adapters.lakehouse.bindings import SESSION_METHODS
 from dbt.adapters.lakehouse.errors import one_line_error
+from dbt.adapters.lakehouse.session.bindings import SESSION_METHODS
 
 
 def active_session(server_side_parameters: dict[str, Any]) -> Any:
@@ -42,7 +42,8 @@ class SessionPythonJobHelper(PythonJobHelper):
 
     def submit(self, compiled_code: str) -> None:
         if self.credentials.method == "connect":
-            from dbt.adapters.lakehouse.connect import connect_session, on_the_server
+            # the Spark Connect client only where it serves (gRPC, pandas, pyarrow)
+            from dbt.adapters.lakehouse.session.connect import connect_session, on_the_server
 
             spark = connect_session(self.credentials)
             with on_the_server(self.credentials):

@@ -21,7 +21,7 @@ import dataclasses
 import re
 
 from dbt.adapters.base import BaseRelation
-from dbt.adapters.lakehouse import audit
+from dbt.adapters.lakehouse.audit import stages as audit
 from dbt.adapters.spark.relation import SparkRelation
 
 ICEBERG_TABLE_PROPERTY = re.compile(

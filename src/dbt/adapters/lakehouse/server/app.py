@@ -35,10 +35,6 @@ from typing import IO, Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.jars import require_jars
-from dbt.adapters.lakehouse.java import require_java
-from dbt.adapters.lakehouse.jvm import start_session
-from dbt.adapters.lakehouse.metastore_lock import metastore_problem
 from dbt.adapters.lakehouse.server.classes import CompileError, server_jar
 from dbt.adapters.lakehouse.server.profile import ProfileError, ServedTarget, load_target
 from dbt.adapters.lakehouse.server.settings import (
@@ -48,6 +44,10 @@ from dbt.adapters.lakehouse.server.settings import (
     options_from,
     server_settings,
 )
+from dbt.adapters.lakehouse.session.jars import require_jars
+from dbt.adapters.lakehouse.session.java import require_java
+from dbt.adapters.lakehouse.session.jvm import start_session
+from dbt.adapters.lakehouse.session.metastore_lock import metastore_problem
 
 START_TIMEOUT = 120
 STATE_FILE = "server.json"

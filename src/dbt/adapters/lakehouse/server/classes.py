@@ -106,7 +106,8 @@ def server_jar() -> Path:
     else (a source checkout) one compiled into <jars root>/server/ unless it is up to date."""
     if PACKAGED_JAR.is_file():
         return PACKAGED_JAR
-    from dbt.adapters.lakehouse.jars import jars_root
+    # imported here: setup.py loads this file alone, without the package, to build the wheel
+    from dbt.adapters.lakehouse.session.jars import jars_root
 
     jar = jars_root() / "server" / JAR_NAME
     return jar if up_to_date(jar) else build_jar(jar)

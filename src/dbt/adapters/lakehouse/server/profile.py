@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dbt.adapters.lakehouse.session_settings import session_settings
+from dbt.adapters.lakehouse.session.settings import session_settings
 
 
 class ProfileError(Exception):

@@ -94,6 +94,27 @@
     where dbt_im_op is not null
 {% endmacro %}
 
+{% macro idempotent_merge_change_set_sql(cfg, source, target, one_row_per_key=false) %}
+    {#- The change set of the model's rows against target (a table, or a table at a version): batch_column's fold, or the versioned one. -#}
+    {%- if cfg.batch_column -%}
+        {{ return(idempotent_merge_batches_sql(cfg, source, target)) }}
+    {%- endif -%}
+    {{ return(idempotent_merge_changes_sql(cfg, source, target, one_row_per_key)) }}
+{% endmacro %}
+
+{% macro idempotent_merge_count_sql(cfg, changes) %}
+    {#- The change set's rows per operation, and the units it applies (source keys, or for batch_column (key, batch) pairs). -#}
+    {%- set sql -%}
+        select
+            dbt_im_op,
+            count(*) as n,
+            {{ 'sum(dbt_im_batch_count)' if cfg.batch_column else 'count(*)' }} as units
+        from {{ changes }}
+        group by dbt_im_op
+    {%- endset -%}
+    {{ return(sql) }}
+{% endmacro %}
+
 {% macro idempotent_merge_newest_sql(cfg, source) %}
     {#-
         The source reduced to one row per key: the newest by version_column (then
@@ -350,43 +371,6 @@
         {{ m.insert_values[c] }}{{ ',' if not loop.last }}
         {%- endfor %}
     )
-{% endmacro %}
-
-{% macro idempotent_merge_staged_sql(cfg, changes, target) %}
-    {#-
-        The table as the MERGE of idempotent_merge_sql would leave it, as a query: what a
-        write-audit-publish stage on Delta (no branches) shows the model's tests and downstream
-        models before the MERGE is published. target is the published table pinned to the
-        version the change set was computed from. Rendered from the same clauses as the MERGE
-        (idempotent_merge_clauses): the target's rows, each updated where the MERGE's update
-        clause fires and left out where its delete fires, then the inserts the MERGE's WHEN NOT
-        MATCHED clause would add.
-    -#}
-    {%- set m = idempotent_merge_clauses(cfg) -%}
-    select
-        {%- for c in m.insert_columns %}
-        {%- set qc = adapter.quote_column(c) %}
-        {%- if c in m.update_columns %}
-        case when {{ m.update_when }} then {{ m.update_values[c] }} else target.{{ qc }} end as {{ qc }}{{ ',' if not loop.last }}
-        {%- else %}
-        target.{{ qc }}{{ ',' if not loop.last }}
-        {%- endif %}
-        {%- endfor %}
-    from {{ target }} as target
-    left join {{ changes }} as source
-        on {{ m.on }}
-    {%- if m.delete %}
-    where not coalesce(source.dbt_im_op = 'delete', false)
-    {%- endif %}
-    union all
-    select
-        {%- for c in m.insert_columns %}
-        {{ m.insert_values[c] }} as {{ adapter.quote_column(c) }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    from {{ changes }} as source
-    left anti join {{ target }} as target
-        on {{ m.on }}
-    where source.dbt_im_op = 'insert'
 {% endmacro %}
 
 {% macro idempotent_merge_clauses(cfg) %}

@@ -110,88 +110,25 @@
     {%- if existing is not none -%}
         {#- a temporary view: the table's name (in backticks when it needs them) and a suffix -#}
         {%- set changes = adapter.quote_column(target.identifier ~ '__dbt_changes') -%}
-        {#- what the change set reads: the table, or for an audited build the table pinned at its version (Iceberg: main's snapshot), where the stage starts -#}
-        {%- set base = target -%}
-        {%- if audit.staged -%}
-            {%- set version = lakehouse_commit_history(target, file_format, newest_only=true)[0].version -%}
-            {%- set base = target ~ ' version as of ' ~ version -%}
-        {%- endif -%}
         {#- a model allowed to be non-deterministic may return other rows on the next read: keep the newest-row window -#}
         {%- set one_row_per_key = source_stats.source_rows == source_stats.source_keys and not cfg.allow_nondeterministic -%}
-        {#- computed once, here, into a temporary view of pinned rows (adapter.pin_view: a local checkpoint, which the MERGE's write cannot re-plan): the count, the MERGE (which may read its source twice) and the check after it use these rows -#}
-        {%- set changes_sql -%}
-            {% if batch_mode -%}
-            {{ idempotent_merge_batches_sql(cfg, source, base) }}
-            {%- else -%}
-            {{ idempotent_merge_changes_sql(cfg, source, base, one_row_per_key) }}
-            {%- endif %}
-        {%- endset -%}
-        {%- set count_sql -%}
-            select
-                dbt_im_op,
-                count(*) as n,
-                {{ 'sum(dbt_im_batch_count)' if batch_mode else 'count(*)' }} as units
-            from {{ changes }}
-            group by dbt_im_op
-        {%- endset -%}
-        {%- set planned = {} -%}
-        {%- set applied_units = [] -%}
         {%- if audit.staged -%}
-            {%- do adapter.pin_view(changes, changes_sql) -%}
-            {%- set counts = run_query(count_sql).rows -%}
+            {#- write-audit-publish: the change staged where readers of the table cannot see it -#}
+            {%- set staged = idempotent_merge_stage(cfg, source, target, changes, one_row_per_key, file_format, load, audit.branch) -%}
+            {%- set counts, stage = staged.counts, staged.stage -%}
         {%- else -%}
-            {#- the change set and the MERGE, planned again when another writer committed first:
-                the format refused the commit (adapter.commit_merge, conflicts.py), or a
-                batch_column row changed under the MERGE (idempotent_merge_verify_batches) -#}
-            {%- set state = {'counts': [], 'attempt': 1} -%}
-            {%- for attempt in range(1, adapter.merge_attempts() + 1) -%}
-                {%- do state.update({'attempt': attempt}) -%}
-                {%- do adapter.pin_view(changes, changes_sql) -%}
-                {%- do state.update({'counts': run_query(count_sql).rows}) -%}
-                {%- if not state.counts -%}
-                    {%- break -%}
-                {%- endif -%}
-                {%- do lakehouse_commit_metadata(cfg, file_format, load) -%}
-                {%- set met = adapter.commit_merge(target | string, idempotent_merge_sql(cfg, changes, target), attempt) -%}
-                {%- do lakehouse_commit_metadata_reset(file_format) -%}
-                {%- if not met and batch_mode -%}
-                    {%- set met = idempotent_merge_verify_batches(cfg, changes, target, attempt) -%}
-                {%- endif -%}
-                {%- if not met -%}
-                    {%- break -%}
-                {%- endif -%}
-            {%- endfor -%}
-            {%- set counts = state.counts -%}
-            {%- if state.attempt > 1 and counts -%}
-                {%- do notes.append(adapter.conflict_note(state.attempt)) -%}
+            {%- set merged = idempotent_merge_apply(cfg, source, target, changes, one_row_per_key, file_format, load) -%}
+            {%- set counts = merged.counts -%}
+            {%- if merged.attempt > 1 and counts -%}
+                {%- do notes.append(adapter.conflict_note(merged.attempt)) -%}
             {%- endif -%}
         {%- endif -%}
+        {%- set planned = {} -%}
+        {%- set applied_units = [] -%}
         {%- for row in counts -%}
             {%- do planned.update({row[0]: row[1]}) -%}
             {%- if row[0] != 'delete' -%}{%- do applied_units.append(row[2]) -%}{%- endif -%}
         {%- endfor -%}
-        {%- if planned and audit.staged and file_format == 'delta' -%}
-            {#- Delta stage: nothing written; a view of the table as the MERGE would leave it, the MERGE and its ledger entry kept for the publish -#}
-            {%- set stage = {'kind': 'merge', 'staged': adapter.quote_column(target.identifier ~ '__dbt_audit'), 'base': version, 'changes': changes} -%}
-            {%- call statement('idempotent_merge_stage') -%}
-                create or replace temporary view {{ stage.staged }} as
-                {{ idempotent_merge_staged_sql(cfg, changes, base) }}
-            {%- endcall -%}
-            {%- do stage.update({'merge_sql': idempotent_merge_sql(cfg, changes, target), 'ledger': lakehouse_commit_entry(cfg, load)}) -%}
-        {%- elif planned and audit.staged -%}
-            {#- Iceberg stage: a branch at that snapshot; the MERGE commits to it, main does not move -#}
-            {%- set into = target ~ '.branch_' ~ audit.branch -%}
-            {%- do run_query('alter table ' ~ target ~ ' create branch ' ~ audit.branch ~ ' as of version ' ~ version) -%}
-            {%- set stage = {'kind': 'branch', 'staged': into, 'branch': audit.branch, 'base': version} -%}
-            {%- do lakehouse_commit_metadata(cfg, file_format, load) -%}
-            {%- call statement('idempotent_merge') -%}
-                {{ idempotent_merge_sql(cfg, changes, into) }}
-            {%- endcall -%}
-            {%- do lakehouse_commit_metadata_reset(file_format) -%}
-            {%- if batch_mode -%}
-                {%- do idempotent_merge_verify_batches(cfg, changes, into) -%}
-            {%- endif -%}
-        {%- endif -%}
         {%- if planned -%}
             {%- do planned.update({'applied': applied_units | sum}) -%}
         {%- endif -%}
@@ -244,18 +181,37 @@
     {{ return(true) }}
 {% endmacro %}
 
-{% macro idempotent_merge_audit_leftovers(target, existing, file_format) %}
+{% macro idempotent_merge_apply(cfg, source, target, changes, one_row_per_key, file_format, load) %}
     {#-
-        What a killed audited build left behind, discarded at the model's next run (readers of
-        the published table never saw it): the table's dbt_audit_* branches and their
-        snapshots (Iceberg, lakehouse_discard_audit_branch). A Delta stage is temporary views
-        only, which end with their session.
+        The change set computed into the temporary view changes (pinned rows: adapter.pin_view)
+        and, when not empty, one MERGE into target, labelled with the ledger entry: one atomic
+        commit, or nothing. Planned again, up to adapter.merge_attempts() times, when another
+        writer committed first: the format refused the commit (adapter.commit_merge,
+        conflicts.py), or a batch_column row changed under the MERGE
+        (idempotent_merge_verify_batches). Returns {'counts': [[op, rows, units], ...] of the
+        attempt that ran (empty: no MERGE), 'attempt': its number}.
     -#}
-    {%- if existing is not none and file_format == 'iceberg' -%}
-        {%- for row in run_query('select name from ' ~ target ~ ".refs where type = 'BRANCH'").rows if row['name'].startswith('dbt_audit_') -%}
-            {%- do lakehouse_discard_audit_branch(target.schema, target.identifier, row['name']) -%}
-        {%- endfor -%}
-    {%- endif -%}
+    {%- set changes_sql = idempotent_merge_change_set_sql(cfg, source, target, one_row_per_key) -%}
+    {%- set count_sql = idempotent_merge_count_sql(cfg, changes) -%}
+    {%- set state = {'counts': [], 'attempt': 1} -%}
+    {%- for attempt in range(1, adapter.merge_attempts() + 1) -%}
+        {%- do state.update({'attempt': attempt}) -%}
+        {%- do adapter.pin_view(changes, changes_sql) -%}
+        {%- do state.update({'counts': run_query(count_sql).rows}) -%}
+        {%- if not state.counts -%}
+            {%- break -%}
+        {%- endif -%}
+        {%- do lakehouse_commit_metadata(cfg, file_format, load) -%}
+        {%- set met = adapter.commit_merge(target | string, idempotent_merge_sql(cfg, changes, target), attempt) -%}
+        {%- do lakehouse_commit_metadata_reset(file_format) -%}
+        {%- if not met and cfg.batch_column -%}
+            {%- set met = idempotent_merge_verify_batches(cfg, changes, target, attempt) -%}
+        {%- endif -%}
+        {%- if not met -%}
+            {%- break -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(state) }}
 {% endmacro %}
 
 {% macro idempotent_merge_report(cfg, target, file_format, source_stats, planned, altered=none, stage=none, direct_why=none, stage_with=[], notes=[]) %}

@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from dbt.adapters.lakehouse.python_submissions import active_session
+
 T = TypeVar("T")
 
 
@@ -51,12 +53,11 @@ def rows(credentials: Any, sql: str) -> list[dict[str, Any]]:
 def on_session(credentials: Any, work: Callable[[Any], T]) -> T:
     """work(spark) on dbt's Spark session: the embedded one, or the server's (Spark Connect)."""
     if credentials.method == "connect":
-        from dbt.adapters.lakehouse.connect import connect_session, on_the_server
+        # imported here: the Spark Connect client (gRPC, pandas, pyarrow) only where it serves
+        from dbt.adapters.lakehouse.session.connect import connect_session, on_the_server
 
         with on_the_server(credentials):
             return work(connect_session(credentials))
-    from dbt.adapters.lakehouse.python_submissions import active_session
-
     return work(active_session(credentials.server_side_parameters))
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from dbt.adapters.lakehouse.python_submissions import active_session
+
 
 def remove_if_empty(credentials: Any, location: str) -> bool:
     """Remove the folder at location (a Hadoop path) when no file is left under it; whether it
     was removed."""
-    from dbt.adapters.lakehouse.python_submissions import active_session
-
     spark = active_session(credentials.server_side_parameters)
     jvm = spark._jvm
     path = jvm.org.apache.hadoop.fs.Path(location)

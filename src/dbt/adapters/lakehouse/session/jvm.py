@@ -24,9 +24,9 @@ from contextlib import contextmanager, suppress
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.metastore import require_ready as require_ready_metastore
-from dbt.adapters.lakehouse.metastore import start_lock_reaper
-from dbt.adapters.lakehouse.metastore_lock import require_free_metastore
+from dbt.adapters.lakehouse.session.metastore import require_ready as require_ready_metastore
+from dbt.adapters.lakehouse.session.metastore import start_lock_reaper
+from dbt.adapters.lakehouse.session.metastore_lock import require_free_metastore
 
 DROPPED_LINES = (b"WARNING: Using incubator modules: ",)
 JVM_EXITED = (

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse_command import user_cache
+from dbt.adapters.lakehouse_cache import user_cache
 from dbt.include.lakehouse import PACKAGE_PATH
 
 JARS_DIR_VARIABLE = "LAKEHOUSE_JARS_DIR"

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import atexit
 import functools
-import os
 import re
 import threading
 import zipfile
@@ -35,7 +34,7 @@ from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.session_settings import (
+from dbt.adapters.lakehouse.session.settings import (
     HIVE_LOCK_TIMEOUT,
     LOCK_TIMEOUT_SETTING,
     POSTGRESQL_URL,
@@ -403,27 +402,6 @@ def initialize(parameters: Mapping[str, str]) -> str:
     return (
         f"Created the metastore schema (Hive {HIVE_SCHEMA_VERSION}) and its lock tables in {url}."
     )
-
-
-def init(table_format: str) -> str:
-    """`lakehouse metastore init`: the schema of the environment's PostgreSQL metastore, once,
-    in a session of this table format's settings (the same warehouse folder its runs use)."""
-    from dbt.adapters.lakehouse.jars import require_jars
-    from dbt.adapters.lakehouse.java import require_java
-    from dbt.adapters.lakehouse.jvm import start_session
-    from dbt.adapters.lakehouse.session_settings import session_settings
-
-    settings = session_settings(table_format, {})
-    if not is_postgresql(settings):
-        raise MetastoreError(
-            f"LAKEHOUSE_METASTORE_URL is {os.environ.get('LAKEHOUSE_METASTORE_URL') or 'not set'}"
-            "; set it to the metastore database, jdbc:postgresql://<host>:<port>/<database>, "
-            "and its login in LAKEHOUSE_METASTORE_USER and LAKEHOUSE_METASTORE_PASSWORD."
-        )
-    require_java()
-    require_jars(settings)
-    start_session(init_settings(settings), check_metastore=False)
-    return initialize(settings)
 
 
 # -- expiring a dead writer's Hive lock ---------------------------------------------------

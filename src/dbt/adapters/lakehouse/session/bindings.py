@@ -36,8 +36,6 @@ from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.contracts.connection import Connection
-
 PLACEHOLDER = re.compile(r"%%|%s")
 # the connection methods whose statements run on a SparkSession object (in-process, or a Spark
 # Connect session to the lakehouse server): dbt-spark's session cursor, Python models
@@ -106,15 +104,3 @@ def render_bindings(sql: str, bindings: Sequence[Any]) -> str:
             f"The statement has {used} %s placeholders for {len(bindings)} bound values."
         )
     return rendered
-
-
-def with_literal_bindings(connection: Connection) -> Connection:
-    """Give a session- or connect-method connection the wrapper that binds values as literals."""
-    if connection.credentials.method not in SESSION_METHODS:
-        return connection
-    from dbt.adapters.lakehouse.session_wrapper import LiteralBindingSessionWrapper
-
-    handle = connection.handle
-    if not isinstance(handle, LiteralBindingSessionWrapper):
-        connection.handle = LiteralBindingSessionWrapper(handle.handle)
-    return connection

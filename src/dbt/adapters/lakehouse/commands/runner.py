@@ -43,12 +43,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dbt.adapters.lakehouse_command import RunnerError
-
 STOP_WAIT = 60  # seconds a stopping runner waits for its running commands after SIGINT
 MAX_REQUEST = 4 * 1024 * 1024
 READY = "lakehouse runner: listening on"
 CLIENT_LEFT = "lakehouse runner: a client left before its dbt ended:"
+
+
+class RunnerError(Exception):
+    """One line for the user: why the runner cannot start, and what to do."""
 
 
 # ---- the runner: `lakehouse runner` ----------------------------------------------------------

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from dbt.adapters.lakehouse.interval import parse_instant
-from dbt.adapters.lakehouse.ledger import iso
+from dbt.adapters.lakehouse.strategy.interval import parse_instant
+from dbt.adapters.lakehouse.tables.ledger import iso
 
 LEDGER_PREFIX = "lakehouse_intervals "
 INTERVAL_STRATEGIES = ("idempotent_merge", "microbatch")

@@ -30,7 +30,7 @@ from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.jvm import quiet_pandas_on_spark
+from dbt.adapters.lakehouse.session.jvm import quiet_pandas_on_spark
 from dbt.adapters.spark.session import Connection, Cursor
 
 SERVE = "lakehouse serve --target <a session target of this project>"

@@ -6,7 +6,7 @@
     lakehouse metastore init [--format F]           a PostgreSQL metastore's schema, once
     lakehouse java                                  is this machine's Java usable by Spark?
     lakehouse intervals --select S [--since D] [--until D] [--json]
-                                                    loaded and missing intervals (scheduler.py)
+                                                    loaded and missing intervals (catchup.py)
     lakehouse catchup   --select S [--since D] [--until D] [--command run|build] [--quiet|--json]
                                                     run each missing interval, oldest first
     lakehouse maintain  --select S [--retain 7d] [--dry-run] [--json]
@@ -25,9 +25,10 @@ from pathlib import Path
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse import jars, runner, scheduler
-from dbt.adapters.lakehouse.java import java_problem
-from dbt.adapters.lakehouse_command import RunnerError, default_socket
+from dbt.adapters.lakehouse.commands import catchup, runner
+from dbt.adapters.lakehouse.session import jars
+from dbt.adapters.lakehouse.session.java import java_problem
+from dbt.adapters.lakehouse_cache import default_socket
 
 
 def jars_command(args: argparse.Namespace) -> int:
@@ -46,7 +47,7 @@ def jars_command(args: argparse.Namespace) -> int:
 
 
 def metastore_command(args: argparse.Namespace) -> int:
-    from dbt.adapters.lakehouse import metastore
+    from dbt.adapters.lakehouse.commands import metastore
 
     try:
         print(metastore.init(args.format))
@@ -77,7 +78,7 @@ def java_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def dbt_of(args: argparse.Namespace) -> scheduler.Dbt:
+def dbt_of(args: argparse.Namespace) -> catchup.Dbt:
     """dbt's own options, passed to every dbt invocation of the command."""
     common: list[str] = []
     for option in ("project_dir", "profiles_dir", "target", "vars"):
@@ -85,37 +86,36 @@ def dbt_of(args: argparse.Namespace) -> scheduler.Dbt:
         if value is not None:
             common += [f"--{option.replace('_', '-')}", value]
     shown = {"text": "all", "quiet": "errors", "json": "none"}[getattr(args, "output", "json")]
-    return scheduler.Dbt(common, shown)
+    return catchup.Dbt(common, shown)
 
 
 def intervals_command(args: argparse.Namespace) -> int:
     try:
-        return scheduler.intervals_command(
+        return catchup.intervals_command(
             dbt_of(args), args.select, args.since, args.until, args.json
         )
-    except scheduler.SchedulerError as problem:
+    except catchup.SchedulerError as problem:
         print(f"lakehouse intervals: {problem}", file=sys.stderr)
         return 2
 
 
 def catchup_command(args: argparse.Namespace) -> int:
     try:
-        return scheduler.catchup_command(
+        return catchup.catchup_command(
             dbt_of(args), args.select, args.since, args.until, args.command, args.output
         )
-    except scheduler.SchedulerError as problem:
+    except catchup.SchedulerError as problem:
         print(f"lakehouse catchup: {problem}", file=sys.stderr)
         return 2
 
 
 def maintain_command(args: argparse.Namespace) -> int:
-    from dbt.adapters.lakehouse import maintenance
+    from dbt.adapters.lakehouse.commands.maintain import maintain_command as maintain
+    from dbt.adapters.lakehouse.tables.maintenance import MaintenanceError
 
     try:
-        return maintenance.maintain_command(
-            dbt_of(args), args.select, args.retain, args.dry_run, args.json
-        )
-    except maintenance.MaintenanceError as problem:
+        return maintain(dbt_of(args), args.select, args.retain, args.dry_run, args.json)
+    except MaintenanceError as problem:
         print(f"lakehouse maintain: {problem}", file=sys.stderr)
         return 2
 
@@ -123,9 +123,20 @@ def maintain_command(args: argparse.Namespace) -> int:
 def runner_command(args: argparse.Namespace) -> int:
     try:
         return runner.serve(args.socket or default_socket())
-    except RunnerError as problem:
+    except runner.RunnerError as problem:
         print(f"lakehouse runner: {problem}", file=sys.stderr)
         return 2
+
+
+def dbt_command(args: argparse.Namespace) -> int:
+    """`lakehouse dbt` is the entry point's own (lakehouse_command: it imports no dbt before
+    the runner's dbt starts); reached here only through main() called directly."""
+    print(
+        "lakehouse dbt: run it as the `lakehouse` command (lakehouse dbt "
+        f"{' '.join(args.args) or '<dbt args>'}): its entry point hands it to the warm runner.",
+        file=sys.stderr,
+    )
+    return 2
 
 
 def scheduler_options(command: argparse.ArgumentParser) -> None:
@@ -193,19 +204,19 @@ def parser() -> argparse.ArgumentParser:
     intervals.add_argument("--json", action="store_true", help="one JSON document")
     intervals.set_defaults(run=intervals_command)
 
-    catchup = commands.add_parser(
+    catching_up = commands.add_parser(
         "catchup", help="run each missing interval of the selection, oldest first"
     )
-    scheduler_options(catchup)
-    catchup.add_argument("--command", choices=["run", "build"], default="run")
-    shown = catchup.add_mutually_exclusive_group()
+    scheduler_options(catching_up)
+    catching_up.add_argument("--command", choices=["run", "build"], default="run")
+    shown = catching_up.add_mutually_exclusive_group()
     shown.add_argument(
         "--quiet", dest="output", action="store_const", const="quiet", help="errors only"
     )
     shown.add_argument(
         "--json", dest="output", action="store_const", const="json", help="JSON lines"
     )
-    catchup.set_defaults(run=catchup_command, output="text")
+    catching_up.set_defaults(run=catchup_command, output="text")
 
     maintain = commands.add_parser(
         "maintain",
@@ -241,21 +252,17 @@ def parser() -> argparse.ArgumentParser:
         help="its Unix socket (default $LAKEHOUSE_RUNNER_SOCKET, else the per-user cache)",
     )
     warm.set_defaults(run=runner_command)
-    commands.add_parser(
+    through_runner = commands.add_parser(
         "dbt",
         help="run `dbt <args>` from the warm runner ([--socket PATH] first); exits with dbt's "
         "status",
     )
+    through_runner.add_argument("args", nargs=argparse.REMAINDER)
+    through_runner.set_defaults(run=dbt_command)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Every command but `lakehouse dbt`, which the entry point (lakehouse_command) handles."""
+    """Every command; `lakehouse dbt` is the entry point's own (lakehouse_command)."""
     args = parser().parse_args(argv)
     return args.run(args)
-
-
-if __name__ == "__main__":
-    from dbt.adapters.lakehouse_command import main as entry_point
-
-    sys.exit(entry_point())

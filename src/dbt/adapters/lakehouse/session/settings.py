@@ -55,7 +55,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from dbt.adapters.lakehouse.jars import driver_folder, jars_root
+from dbt.adapters.lakehouse.session.jars import driver_folder, jars_root
 from dbt.include.lakehouse import PACKAGE_PATH
 
 HOME_VARIABLE = "LAKEHOUSE_HOME"

@@ -1,0 +1,1 @@
+"""Write-audit-publish: the models staged for audit in an invocation, and who reads them."""
