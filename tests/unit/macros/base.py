@@ -11,8 +11,9 @@ and rendered against a small stub of dbt's context:
   the dict to its caller;
 - `exceptions.raise_compiler_error` is dbt's own (a CompilationError);
 - `modules` is dbt's (re, datetime, itertools, pytz);
-- `adapter` answers the adapter methods the macros call with the adapter's own pure-Python
-  code (impl.py's strategy list and seed check, determinism.py, identifiers.py, interval.py);
+- `adapter` answers the adapter methods the macros call with LakehouseAdapter's own methods
+  (impl.py: the strategy list, seed check, determinism check, identifiers, interval parser),
+  none of which needs a connection;
 - `model` carries the unique_id, language and compiled_code the messages and the determinism
   check read, and the yml's columns and constraints a contract check reads;
 - `var`, `invocation_args_dict` and `flags.WHICH` give the interval vars, the event-time flags
@@ -33,17 +34,12 @@ import jinja2
 from dbt.context.base import get_context_modules
 from dbt.context.exceptions_jinja import raise_compiler_error
 from dbt_common.clients.jinja import get_environment
-from dbt_common.exceptions import CompilationError
 from dbt_common.exceptions.macros import MacroReturn
 from dbt_common.utils.jinja import MACRO_PREFIX
 
 from dbt.adapters.lakehouse.impl import LakehouseAdapter
-from dbt.adapters.lakehouse.strategy import identifiers
-from dbt.adapters.lakehouse.strategy.determinism import find_nondeterministic
 from dbt.adapters.lakehouse.strategy.interval import (
-    IntervalError,
     parse_interval,
-    parse_run_interval,
 )
 from dbt.include import lakehouse
 
@@ -97,40 +93,17 @@ class StubConfig:
 
 
 class StubAdapter:
-    """The adapter methods the idempotent_merge macros call, answered by the adapter's own
-    pure-Python modules (as LakehouseAdapter does, impl.py)."""
+    """The adapter methods the idempotent_merge macros call: LakehouseAdapter's own (impl.py),
+    the ones that need no connection (strategy list, seed check, determinism, identifiers,
+    interval parser), and dbt-spark's quote."""
 
-    def valid_incremental_strategies(self) -> list[str]:
-        return LakehouseAdapter.valid_incremental_strategies(self)
-
-    def check_seed_file(self, unique_id: str, file_path: str, path: str, delimiter: str) -> str:
-        return LakehouseAdapter.check_seed_file(self, unique_id, file_path, path, delimiter)
-
-    def find_nondeterministic(self, code: str, language: str = "sql") -> dict | None:
-        found = find_nondeterministic(code, language)
-        return found.as_dict() if found else None
-
-    def quote_column(self, name: str) -> str:
-        return identifiers.quote_column(str(name))
-
-    def quote(self, identifier: str) -> str:  # dbt-spark's SparkAdapter.quote
-        return f"`{identifier}`"
-
-    def column_name(self, written: str) -> str:
-        return identifiers.column_name(str(written))
-
-    def parse_interval(
-        self,
-        who: str,
-        start: object,
-        end: object,
-        flag_start: object = None,
-        flag_end: object = None,
-    ) -> dict:
-        try:
-            return parse_run_interval(who, start, end, flag_start, flag_end).as_dict()
-        except IntervalError as problem:  # as LakehouseAdapter.parse_interval raises it
-            raise CompilationError(str(problem)) from None
+    valid_incremental_strategies = LakehouseAdapter.valid_incremental_strategies
+    check_seed_file = LakehouseAdapter.check_seed_file
+    find_nondeterministic = LakehouseAdapter.find_nondeterministic
+    quote_column = LakehouseAdapter.quote_column
+    column_name = LakehouseAdapter.column_name
+    parse_interval = LakehouseAdapter.parse_interval
+    quote = LakehouseAdapter.quote  # dbt-spark's SparkAdapter.quote
 
 
 class Macros:

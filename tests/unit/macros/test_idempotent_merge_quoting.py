@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from dbt_common.exceptions import CompilationError
 from unit.macros.base import Macros, interval, normalize
+from unit.macros.expected_sql import DELETE, insert, merge_into, newer, update
 
 from dbt.adapters.lakehouse.strategy.identifiers import column_name, quote_column
 
@@ -64,24 +65,14 @@ def test_every_name_of_the_merge_is_quoted_where_it_needs_to_be():
     assert cfg["unique_key"] == ["customer name", "order"]
     merge = macros.idempotent_merge_sql(cfg, "m__dbt_changes", "analytics.m")
     assert normalize(merge) == normalize(
-        """
-        merge into analytics.m as target
-        using m__dbt_changes as source
-            on target.`customer name` <=> source.`customer name` and target.`order` <=> source.`order`
-        when matched and source.dbt_im_op = 'delete' then delete
-        when matched and source.dbt_im_op = 'update' and source.`Updated At` > target.`Updated At`
-            then update set
-                target.`Größe` = source.`Größe`,
-                target.`select` = source.`select`,
-                target.`Updated At` = source.`Updated At`,
-                target.`order day` = source.`order day`
-        when not matched and source.dbt_im_op = 'insert' then insert (
-            `customer name`, `order`, `Größe`, `select`, `Updated At`, `order day`
-        ) values (
-            source.`customer name`, source.`order`, source.`Größe`, source.`select`,
-            source.`Updated At`, source.`order day`
+        merge_into(
+            ["`customer name`", "`order`"],
+            DELETE,
+            update(["`Größe`", "`select`", "`Updated At`", "`order day`"], newer("`Updated At`")),
+            insert(
+                ["`customer name`", "`order`", "`Größe`", "`select`", "`Updated At`", "`order day`"]
+            ),
         )
-        """
     )
     changes = normalize(macros.idempotent_merge_changes_sql(cfg, "m__dbt_tmp", "analytics.m"))
     for part in [

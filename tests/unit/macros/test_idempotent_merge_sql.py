@@ -9,7 +9,8 @@ change set and idempotent_merge_sql the one MERGE. The models are this project's
 Delta and Iceberg tables is proved in tests/test_idempotent_merge.py and the pipeline tests.
 
 Names as the materialization renders them: the model's staged rows m__dbt_tmp, the table
-analytics.m, the change set m__dbt_changes. Expected SQL is compared with whitespace
+analytics.m, the change set m__dbt_changes. Each test pins its whole expected statement,
+written from the pieces all of them share (expected_sql.py) and compared with whitespace
 normalized (base.normalize).
 """
 
@@ -18,10 +19,24 @@ from __future__ import annotations
 from typing import Any
 
 from unit.macros.base import Macros, interval, normalize
-
-STAGED = "m__dbt_tmp"
-TABLE = "analytics.m"
-CHANGES = "m__dbt_changes"
+from unit.macros.expected_sql import (
+    CHANGES,
+    DELETE,
+    STAGED,
+    TABLE,
+    classified,
+    delete_missing,
+    differs,
+    insert,
+    merge_into,
+    newer,
+    newest,
+    newest_as_staged,
+    target_in_scope,
+    update,
+    update_when,
+    within,
+)
 
 # customer_balances_versioned and _additive
 BALANCE_TYPES = {
@@ -33,6 +48,7 @@ BALANCE_TYPES = {
     "batch_id": "int",
 }
 VERSIONED_COLUMNS = ["id", "name", "balance", "version", "is_deleted"]
+VERSIONED_VALUES = ["name", "balance", "version", "is_deleted"]
 
 
 def render(
@@ -52,75 +68,13 @@ def render(
     return normalize(changes), normalize(macros.idempotent_merge_sql(cfg, CHANGES, TABLE))
 
 
-VERSIONED_NEWEST = """
-with source_newest as (
-    select
-        id, name, balance, version, is_deleted,
-        true as dbt_im_exists
-    from (
-        select id, name, balance, version, is_deleted
-        from (
-            select
-                id, name, balance, version, is_deleted,
-                row_number() over (
-                    partition by id
-                    order by version desc
-                ) as dbt_im_rank
-            from m__dbt_tmp
-        ) as ranked_source
-        where dbt_im_rank = 1
-    ) as newest
-),
-"""
-VERSIONED_CLASSIFIED = """
-target_in_scope as (
-    select
-        id, name, balance, version, is_deleted,
-        true as dbt_im_exists
-    from analytics.m as target
-),
-
-classified as (
-    select
-        case when source.dbt_im_exists then source.id else target.id end as id,
-        source.name,
-        source.balance,
-        source.version,
-        source.is_deleted,
-        case
-            when target.dbt_im_exists is null then 'insert'
-            when source.version > target.version
-                and not (
-                    source.name <=> target.name
-                    and source.balance <=> target.balance
-                    and source.version <=> target.version
-                    and source.is_deleted <=> target.is_deleted
-                ) then 'update'
-        end as dbt_im_op
-    from source_newest as source
-    left join target_in_scope as target
-        on target.id <=> source.id
+# customer_balances_versioned: the table's rows joined and classified, and its MERGE
+VERSIONED_CLASSIFIED = target_in_scope(VERSIONED_COLUMNS) + classified(
+    ["id"], VERSIONED_VALUES, update_when(newer("version"), differs(VERSIONED_VALUES))
 )
-
-select * from classified
-where dbt_im_op is not null
-"""
-VERSIONED_MERGE = """
-merge into analytics.m as target
-using m__dbt_changes as source
-    on target.id <=> source.id
-when matched and source.dbt_im_op = 'update' and source.version > target.version
-    then update set
-        target.name = source.name,
-        target.balance = source.balance,
-        target.version = source.version,
-        target.is_deleted = source.is_deleted
-when not matched and source.dbt_im_op = 'insert' then insert (
-    id, name, balance, version, is_deleted
-) values (
-    source.id, source.name, source.balance, source.version, source.is_deleted
+VERSIONED_MERGE = merge_into(
+    ["id"], update(VERSIONED_VALUES, newer("version")), insert(VERSIONED_COLUMNS)
 )
-"""
 
 
 def test_versioned_model_updates_only_strictly_newer_changed_rows():
@@ -130,7 +84,9 @@ def test_versioned_model_updates_only_strictly_newer_changed_rows():
     changes, merge = render(
         {"unique_key": "id", "version_column": "version"}, VERSIONED_COLUMNS, BALANCE_TYPES
     )
-    assert changes == normalize(VERSIONED_NEWEST + VERSIONED_CLASSIFIED)
+    assert changes == normalize(
+        newest(VERSIONED_COLUMNS, ["id"], "version desc") + VERSIONED_CLASSIFIED
+    )
     assert merge == normalize(VERSIONED_MERGE)
 
 
@@ -141,15 +97,7 @@ def test_one_row_per_key_reads_the_staged_rows_without_the_newest_row_window():
         BALANCE_TYPES,
         one_row_per_key=True,
     )
-    newest = """
-    with source_newest as (
-        select
-            id, name, balance, version, is_deleted,
-            true as dbt_im_exists
-        from m__dbt_tmp
-    ),
-    """
-    assert changes == normalize(newest + VERSIONED_CLASSIFIED)
+    assert changes == normalize(newest_as_staged(VERSIONED_COLUMNS) + VERSIONED_CLASSIFIED)
     assert merge == normalize(VERSIONED_MERGE)
 
 
@@ -272,26 +220,14 @@ select
     dbt_im_op
 from folded
 """
-BATCH_MERGE = """
-merge into analytics.m as target
-using m__dbt_changes as source
-    on target.id <=> source.id
-when matched and source.dbt_im_op = 'update'
-    and target.applied_batches <=> source.dbt_im_applied_before
-    then update set
-        target.name = source.name,
-        target.balance = source.balance,
-        target.version = source.version,
-        target.is_deleted = source.is_deleted,
-        target.batch_id = source.batch_id,
-        target.applied_batches = source.applied_batches
-when not matched and source.dbt_im_op = 'insert' then insert (
-    id, name, balance, version, is_deleted, batch_id, applied_batches
-) values (
-    source.id, source.name, source.balance, source.version, source.is_deleted,
-    source.batch_id, source.applied_batches
+BATCH_MERGE = merge_into(
+    ["id"],
+    update(
+        [*VERSIONED_VALUES, "batch_id", "applied_batches"],
+        "target.applied_batches <=> source.dbt_im_applied_before",
+    ),
+    insert([*VERSIONED_COLUMNS, "batch_id", "applied_batches"]),
 )
-"""
 
 
 def test_batch_column_model_folds_pending_batches_and_records_them_in_applied_batches():
@@ -316,71 +252,12 @@ def test_key_only_model_has_no_update_clause():
     update and the MERGE has no update clause. A WHEN MATCHED clause stays (the delete, which
     only fires on delete markers): with only WHEN NOT MATCHED two concurrent Iceberg writers
     could both insert (apache/iceberg issue 12653)."""
-    changes, merge = render(
-        {"unique_key": ["customer_id", "segment"]},
-        ["customer_id", "segment"],
-        {"customer_id": "int", "segment": "string"},
-    )
+    keys = ["customer_id", "segment"]
+    changes, merge = render({"unique_key": keys}, keys, {"customer_id": "int", "segment": "string"})
     assert changes == normalize(
-        """
-        with source_newest as (
-            select
-                customer_id, segment,
-                true as dbt_im_exists
-            from (
-                select customer_id, segment
-                from (
-                    select
-                        customer_id, segment,
-                        row_number() over (
-                            partition by customer_id, segment
-                            order by 1
-                        ) as dbt_im_rank
-                    from m__dbt_tmp
-                ) as ranked_source
-                where dbt_im_rank = 1
-            ) as newest
-        ),
-
-        target_in_scope as (
-            select
-                customer_id, segment,
-                true as dbt_im_exists
-            from analytics.m as target
-        ),
-
-        classified as (
-            select
-                case when source.dbt_im_exists then source.customer_id else target.customer_id end
-                    as customer_id,
-                case when source.dbt_im_exists then source.segment else target.segment end
-                    as segment,
-                case
-                    when target.dbt_im_exists is null then 'insert'
-                    when false then 'update'
-                end as dbt_im_op
-            from source_newest as source
-            left join target_in_scope as target
-                on target.customer_id <=> source.customer_id and target.segment <=> source.segment
-        )
-
-        select * from classified
-        where dbt_im_op is not null
-        """
+        newest(keys, keys) + target_in_scope(keys) + classified(keys, [], update_when("false"))
     )
-    assert merge == normalize(
-        """
-        merge into analytics.m as target
-        using m__dbt_changes as source
-            on target.customer_id <=> source.customer_id and target.segment <=> source.segment
-        when matched and source.dbt_im_op = 'delete' then delete
-        when not matched and source.dbt_im_op = 'insert' then insert (
-            customer_id, segment
-        ) values (
-            source.customer_id, source.segment
-        )
-        """
-    )
+    assert merge == normalize(merge_into(keys, DELETE, insert(keys)))
 
 
 F1_COLUMNS = [
@@ -415,82 +292,28 @@ def test_merge_exclude_columns_are_never_updated_and_ignored_columns_never_compa
         "merge_insert_expressions": {"updated_date": "null"},
     }
     changes, merge = render(config, F1_COLUMNS, F1_TYPES)
+    values = F1_COLUMNS[1:]
     assert changes == normalize(
-        """
-        with source_newest as (
-            select
-                driver_id, dob, forename, surname, batch_date, created_date, updated_date,
-                true as dbt_im_exists
-            from (
-                select driver_id, dob, forename, surname, batch_date, created_date, updated_date
-                from (
-                    select
-                        driver_id, dob, forename, surname, batch_date, created_date,
-                        updated_date,
-                        row_number() over (
-                            partition by driver_id
-                            order by batch_date desc
-                        ) as dbt_im_rank
-                    from m__dbt_tmp
-                ) as ranked_source
-                where dbt_im_rank = 1
-            ) as newest
-        ),
-
-        target_in_scope as (
-            select
-                driver_id, dob, forename, surname, batch_date, created_date, updated_date,
-                true as dbt_im_exists
-            from analytics.m as target
-        ),
-
-        classified as (
-            select
-                case when source.dbt_im_exists then source.driver_id else target.driver_id end
-                    as driver_id,
-                source.dob,
-                source.forename,
-                source.surname,
-                source.batch_date,
-                source.created_date,
-                source.updated_date,
-                case
-                    when target.dbt_im_exists is null then 'insert'
-                    when source.batch_date > target.batch_date
-                        and not (
-                            source.dob <=> target.dob
-                            and source.forename <=> target.forename
-                            and source.surname <=> target.surname
-                        ) then 'update'
-                end as dbt_im_op
-            from source_newest as source
-            left join target_in_scope as target
-                on target.driver_id <=> source.driver_id
+        newest(F1_COLUMNS, ["driver_id"], "batch_date desc")
+        + target_in_scope(F1_COLUMNS)
+        + classified(
+            ["driver_id"],
+            values,
+            update_when(newer("batch_date"), differs(["dob", "forename", "surname"])),
         )
-
-        select * from classified
-        where dbt_im_op is not null
-        """
     )
     assert merge == normalize(
-        """
-        merge into analytics.m as target
-        using m__dbt_changes as source
-            on target.driver_id <=> source.driver_id
-        when matched and source.dbt_im_op = 'update' and source.batch_date > target.batch_date
-            then update set
-                target.dob = source.dob,
-                target.forename = source.forename,
-                target.surname = source.surname,
-                target.batch_date = source.batch_date,
-                target.updated_date = source.updated_date
-        when not matched and source.dbt_im_op = 'insert' then insert (
-            driver_id, dob, forename, surname, batch_date, created_date, updated_date
-        ) values (
-            source.driver_id, source.dob, source.forename, source.surname, source.batch_date,
-            source.created_date, null
+        merge_into(
+            ["driver_id"],
+            update(
+                ["dob", "forename", "surname", "batch_date", "updated_date"],
+                newer("batch_date"),
+            ),
+            insert(
+                F1_COLUMNS,
+                [f"source.{c}" for c in F1_COLUMNS[:-1]] + ["null"],
+            ),
         )
-        """
     )
 
 
@@ -502,54 +325,20 @@ def test_merge_update_columns_are_the_only_columns_updated_and_compared():
     }
     changes, merge = render(config, VERSIONED_COLUMNS, BALANCE_TYPES)
     assert changes == normalize(
-        VERSIONED_NEWEST
-        + """
-        target_in_scope as (
-            select
-                id, name, balance, version, is_deleted,
-                true as dbt_im_exists
-            from analytics.m as target
-        ),
-
-        classified as (
-            select
-                case when source.dbt_im_exists then source.id else target.id end as id,
-                source.name,
-                source.balance,
-                source.version,
-                source.is_deleted,
-                case
-                    when target.dbt_im_exists is null then 'insert'
-                    when source.version > target.version
-                        and not (
-                            source.balance <=> target.balance
-                            and source.version <=> target.version
-                        ) then 'update'
-                end as dbt_im_op
-            from source_newest as source
-            left join target_in_scope as target
-                on target.id <=> source.id
+        newest(VERSIONED_COLUMNS, ["id"], "version desc")
+        + target_in_scope(VERSIONED_COLUMNS)
+        + classified(
+            ["id"],
+            VERSIONED_VALUES,
+            update_when(newer("version"), differs(["balance", "version"])),
         )
-
-        select * from classified
-        where dbt_im_op is not null
-        """
     )
     assert merge == normalize(
-        """
-        merge into analytics.m as target
-        using m__dbt_changes as source
-            on target.id <=> source.id
-        when matched and source.dbt_im_op = 'update' and source.version > target.version
-            then update set
-                target.balance = source.balance,
-                target.version = source.version
-        when not matched and source.dbt_im_op = 'insert' then insert (
-            id, name, balance, version, is_deleted
-        ) values (
-            source.id, source.name, source.balance, source.version, source.is_deleted
+        merge_into(
+            ["id"],
+            update(["balance", "version"], newer("version")),
+            insert(VERSIONED_COLUMNS),
         )
-        """
     )
 
 
@@ -566,31 +355,21 @@ def test_incremental_predicates_with_dbt_aliases_bound_the_table_side():
     }
     changes, merge = render(config, VERSIONED_COLUMNS, BALANCE_TYPES)
     assert changes == normalize(
-        VERSIONED_NEWEST
-        + VERSIONED_CLASSIFIED.replace(
-            "from analytics.m as target\n",
-            "from analytics.m as target\nwhere target.id != 2 and target.is_deleted = false\n",
+        newest(VERSIONED_COLUMNS, ["id"], "version desc")
+        + target_in_scope(VERSIONED_COLUMNS, "target.id != 2 and target.is_deleted = false")
+        + classified(
+            ["id"],
+            VERSIONED_VALUES,
+            update_when(newer("version"), differs(VERSIONED_VALUES)),
         )
     )
     assert merge == normalize(
-        """
-        merge into analytics.m as target
-        using m__dbt_changes as source
-            on target.id <=> source.id
-            and target.id != 2
-            and target.is_deleted = false
-        when matched and source.dbt_im_op = 'update' and source.version > target.version
-            then update set
-                target.name = source.name,
-                target.balance = source.balance,
-                target.version = source.version,
-                target.is_deleted = source.is_deleted
-        when not matched and source.dbt_im_op = 'insert' then insert (
-            id, name, balance, version, is_deleted
-        ) values (
-            source.id, source.name, source.balance, source.version, source.is_deleted
+        merge_into(
+            ["id"],
+            update(VERSIONED_VALUES, newer("version")),
+            insert(VERSIONED_COLUMNS),
+            scope=("target.id != 2", "target.is_deleted = false"),
         )
-        """
     )
 
 
@@ -605,86 +384,33 @@ def test_composite_key_matches_null_safely_and_the_interval_in_the_key_bounds_th
         "interval_column": "event_date",
         "delete_missing_in_interval": True,
     }
+    keys = ["event_date", "product_id"]
+    columns = [*keys, "cart_session_count"]
     changes, merge = render(
         config,
-        ["event_date", "product_id", "cart_session_count"],
+        columns,
         {"event_date": "date", "product_id": "string", "cart_session_count": "bigint"},
         bounds=interval("2026-01-01", "2026-01-03"),
     )
+    day = within("event_date", "2026-01-01", "2026-01-03")
     assert changes == normalize(
-        """
-        with source_newest as (
-            select
-                event_date, product_id, cart_session_count,
-                true as dbt_im_exists
-            from (
-                select event_date, product_id, cart_session_count
-                from (
-                    select
-                        event_date, product_id, cart_session_count,
-                        row_number() over (
-                            partition by event_date, product_id
-                            order by 1
-                        ) as dbt_im_rank
-                    from m__dbt_tmp
-                ) as ranked_source
-                where dbt_im_rank = 1
-            ) as newest
-        ),
-
-        target_in_scope as (
-            select
-                event_date, product_id, cart_session_count,
-                true as dbt_im_exists
-            from analytics.m as target
-            where (target.event_date >= date'2026-01-01' and target.event_date < date'2026-01-03')
-        ),
-
-        classified as (
-            select
-                case when source.dbt_im_exists then source.event_date else target.event_date end
-                    as event_date,
-                case when source.dbt_im_exists then source.product_id else target.product_id end
-                    as product_id,
-                source.cart_session_count,
-                case
-                    when target.dbt_im_exists is null then 'insert'
-                    when source.dbt_im_exists is null
-                        and (
-                            target.event_date >= date'2026-01-01'
-                            and target.event_date < date'2026-01-03'
-                        )
-                        then 'delete'
-                    when source.dbt_im_exists is null then null
-                    when not (source.cart_session_count <=> target.cart_session_count)
-                        then 'update'
-                end as dbt_im_op
-            from source_newest as source
-            full outer join target_in_scope as target
-                on target.event_date <=> source.event_date
-                and target.product_id <=> source.product_id
+        newest(columns, keys)
+        + target_in_scope(columns, day)
+        + classified(
+            keys,
+            ["cart_session_count"],
+            delete_missing(day) + " " + update_when(differs(["cart_session_count"])),
+            join="full outer",
         )
-
-        select * from classified
-        where dbt_im_op is not null
-        """
     )
     assert merge == normalize(
-        """
-        merge into analytics.m as target
-        using m__dbt_changes as source
-            on target.event_date <=> source.event_date
-            and target.product_id <=> source.product_id
-            and (target.event_date >= date'2026-01-01' and target.event_date < date'2026-01-03')
-        when matched and source.dbt_im_op = 'delete' then delete
-        when matched and source.dbt_im_op = 'update' then update set
-            target.cart_session_count = source.cart_session_count
-        when not matched and source.dbt_im_op = 'insert' then insert (
-            event_date, product_id, cart_session_count
-        ) values (
-            source.event_date, source.product_id, source.cart_session_count
+        merge_into(
+            keys,
+            DELETE,
+            update(["cart_session_count"]),
+            insert(columns),
+            scope=(day,),
         )
-        """
     )
 
 
@@ -699,90 +425,28 @@ def test_an_interval_outside_the_key_bounds_only_the_deletes():
         "interval_column": "file_date",
         "delete_missing_in_interval": True,
     }
+    columns = ["order_id", "file_date", "status", "updated_at"]
     changes, merge = render(
         config,
-        ["order_id", "file_date", "status", "updated_at"],
+        columns,
         {"order_id": "int", "file_date": "date", "status": "string", "updated_at": "timestamp"},
         bounds=interval("2026-10-03", "2026-10-04"),
     )
+    values = columns[1:]
     assert changes == normalize(
-        """
-        with source_newest as (
-            select
-                order_id, file_date, status, updated_at,
-                true as dbt_im_exists
-            from (
-                select order_id, file_date, status, updated_at
-                from (
-                    select
-                        order_id, file_date, status, updated_at,
-                        row_number() over (
-                            partition by order_id
-                            order by updated_at desc
-                        ) as dbt_im_rank
-                    from m__dbt_tmp
-                ) as ranked_source
-                where dbt_im_rank = 1
-            ) as newest
-        ),
-
-        target_in_scope as (
-            select
-                order_id, file_date, status, updated_at,
-                true as dbt_im_exists
-            from analytics.m as target
-        ),
-
-        classified as (
-            select
-                case when source.dbt_im_exists then source.order_id else target.order_id end
-                    as order_id,
-                source.file_date,
-                source.status,
-                source.updated_at,
-                case
-                    when target.dbt_im_exists is null then 'insert'
-                    when source.dbt_im_exists is null
-                        and (
-                            target.file_date >= date'2026-10-03'
-                            and target.file_date < date'2026-10-04'
-                        )
-                        then 'delete'
-                    when source.dbt_im_exists is null then null
-                    when source.updated_at > target.updated_at
-                        and not (
-                            source.file_date <=> target.file_date
-                            and source.status <=> target.status
-                            and source.updated_at <=> target.updated_at
-                        )
-                        then 'update'
-                end as dbt_im_op
-            from source_newest as source
-            full outer join target_in_scope as target
-                on target.order_id <=> source.order_id
+        newest(columns, ["order_id"], "updated_at desc")
+        + target_in_scope(columns)
+        + classified(
+            ["order_id"],
+            values,
+            delete_missing(within("file_date", "2026-10-03", "2026-10-04"))
+            + " "
+            + update_when(newer("updated_at"), differs(values)),
+            join="full outer",
         )
-
-        select * from classified
-        where dbt_im_op is not null
-        """
     )
     assert merge == normalize(
-        """
-        merge into analytics.m as target
-        using m__dbt_changes as source
-            on target.order_id <=> source.order_id
-        when matched and source.dbt_im_op = 'delete' then delete
-        when matched and source.dbt_im_op = 'update' and source.updated_at > target.updated_at
-            then update set
-                target.file_date = source.file_date,
-                target.status = source.status,
-                target.updated_at = source.updated_at
-        when not matched and source.dbt_im_op = 'insert' then insert (
-            order_id, file_date, status, updated_at
-        ) values (
-            source.order_id, source.file_date, source.status, source.updated_at
-        )
-        """
+        merge_into(["order_id"], DELETE, update(values, newer("updated_at")), insert(columns))
     )
 
 
@@ -795,60 +459,11 @@ def test_skip_unchanged_false_updates_every_matched_key():
         {"id": "int", "name": "string"},
     )
     assert changes == normalize(
-        """
-        with source_newest as (
-            select
-                id, name,
-                true as dbt_im_exists
-            from (
-                select id, name
-                from (
-                    select
-                        id, name,
-                        row_number() over (
-                            partition by id
-                            order by 1
-                        ) as dbt_im_rank
-                    from m__dbt_tmp
-                ) as ranked_source
-                where dbt_im_rank = 1
-            ) as newest
-        ),
-
-        target_in_scope as (
-            select
-                id, name,
-                true as dbt_im_exists
-            from analytics.m as target
-        ),
-
-        classified as (
-            select
-                case when source.dbt_im_exists then source.id else target.id end as id,
-                source.name,
-                case
-                    when target.dbt_im_exists is null then 'insert'
-                    when true then 'update'
-                end as dbt_im_op
-            from source_newest as source
-            left join target_in_scope as target
-                on target.id <=> source.id
-        )
-
-        select * from classified
-        where dbt_im_op is not null
-        """
+        newest(["id", "name"], ["id"])
+        + target_in_scope(["id", "name"])
+        + classified(["id"], ["name"], update_when("true"))
     )
-    assert merge == normalize(
-        """
-        merge into analytics.m as target
-        using m__dbt_changes as source
-            on target.id <=> source.id
-        when matched and source.dbt_im_op = 'update' then update set target.name = source.name
-        when not matched and source.dbt_im_op = 'insert' then insert (id, name)
-            values (source.id, source.name)
-        """
-    )
+    assert merge == normalize(merge_into(["id"], update(["name"]), insert(["id", "name"])))
 
 
 def test_a_delta_audit_stage_is_the_merge_as_a_query_over_the_pinned_table():
@@ -869,29 +484,23 @@ def test_a_delta_audit_stage_is_the_merge_as_a_query_over_the_pinned_table():
         VERSIONED_COLUMNS + ["batch_date"], {**BALANCE_TYPES, "batch_date": "date"}, bounds
     )
     staged = macros.idempotent_merge_staged_sql(cfg, CHANGES, TABLE + " version as of 7")
-    assert normalize(staged) == normalize("""
+    updated = "source.dbt_im_op = 'update' and source.version > target.version"
+    values = [*VERSIONED_VALUES, "batch_date"]
+    assert normalize(staged) == normalize(
+        f"""
 select
     target.id,
-    case when source.dbt_im_op = 'update' and source.version > target.version
-        then source.name else target.name end as name,
-    case when source.dbt_im_op = 'update' and source.version > target.version
-        then source.balance else target.balance end as balance,
-    case when source.dbt_im_op = 'update' and source.version > target.version
-        then source.version else target.version end as version,
-    case when source.dbt_im_op = 'update' and source.version > target.version
-        then source.is_deleted else target.is_deleted end as is_deleted,
-    case when source.dbt_im_op = 'update' and source.version > target.version
-        then source.batch_date else target.batch_date end as batch_date
+    {", ".join(f"case when {updated} then source.{c} else target.{c} end as {c}" for c in values)}
 from analytics.m version as of 7 as target
 left join m__dbt_changes as source
     on target.id <=> source.id
 where not coalesce(source.dbt_im_op = 'delete', false)
 union all
 select
-    source.id as id, source.name as name, source.balance as balance,
-    source.version as version, source.is_deleted as is_deleted, source.batch_date as batch_date
+    {", ".join(f"source.{c} as {c}" for c in ["id", *values])}
 from m__dbt_changes as source
 left anti join analytics.m version as of 7 as target
     on target.id <=> source.id
 where source.dbt_im_op = 'insert'
-""")
+"""
+    )
