@@ -22,7 +22,7 @@ EXPECTED = as_text(JAN_1 + JAN_2 + JAN_3)
 def test_cluster_target_builds_the_same_tables_as_local(tmp_path, monkeypatch, table_format):
     # the master, the worker, the executor and the driver are short-lived here: C1 only, and the
     # driver starts from the pass's class-data archive (support/processes.py); the executor's
-    # options alone: 0.63x the CPU of its defaults (farm-bench, 2 pairs, this file on Delta)
+    # options alone: 0.63x the CPU of its defaults (2 paired runs, this file on Delta)
     monkeypatch.setenv("SPARK_DAEMON_JAVA_OPTS", SHORT_RUN_JAVA_OPTIONS)
     monkeypatch.setenv("LAKEHOUSE_EXECUTOR_JAVA_OPTIONS", SHORT_RUN_JAVA_OPTIONS)
     monkeypatch.setenv("LAKEHOUSE_JAVA_OPTIONS", step_env()["LAKEHOUSE_JAVA_OPTIONS"])

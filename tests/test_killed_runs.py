@@ -88,7 +88,7 @@ ALL_KILLS[4:4] = [
 ]
 # `make test`: a Python model while writing (its staging table left behind), a first load's
 # CREATE, the audited orders' publish and an additive batch right after the commit: the rows of
-# the README's fault table about killed runs but the SQL model killed before its MERGE (nothing
+# the fault table's rows about killed runs (docs/guarantees.md) but the SQL model killed before its MERGE (nothing
 # written, as the audited kill once staged on Delta: both `make soak`), in 5 processes instead
 # of 11, over the plan's steps these kills need (the Python cart model's days, the two orders
 # files, the additive balance batches). `make soak` runs the whole plan and kills every

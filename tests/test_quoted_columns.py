@@ -6,7 +6,7 @@ idempotent_merge.
 
 The strategy writes every name it renders through one helper (identifiers.py): plain names as
 they are, the others in backticks. On Delta such names need column mapping; a project turns it
-on for every new table with the session setting the README gives, here set on the test's
+on for every new table with the session setting docs/using.md gives, here set on the test's
 session as a profile's server_side_parameters would. Every expected row is worked out by hand
 below.
 """
@@ -165,8 +165,8 @@ BOTH_DAYS = ["--event-time-start", "2026-10-01", "--event-time-end", "2026-10-03
 
 @pytest.fixture
 def column_mapping(spark, table_format):
-    """Delta's column mapping for every new table of the session, as the README's profile
-    setting turns it on; nothing on Iceberg, which needs none."""
+    """Delta's column mapping for every new table of the session, as the profile setting in
+    docs/using.md turns it on; nothing on Iceberg, which needs none."""
     if table_format == "delta":
         spark.conf.set(COLUMN_MAPPING, "name")
     yield

@@ -135,7 +135,7 @@ class TestAppendOnSchemaChangeSpecialCharsIdempotentMerge(AppendOnSchemaChangeSp
     """dbt Labs' own special-character fixtures (a space, the reserved word select, a dash,
     dots), which dbt-spark's copy leaves out for Delta: columns added by append_new_columns,
     the new rows merged by key. On Delta such names need column mapping (the models'
-    tblproperties here; the README gives the profile setting for every table)."""
+    tblproperties here; docs/using.md, Column names, gives the profile setting for every table)."""
 
     @pytest.fixture(scope="class")
     def project_config_update(self, table_format):

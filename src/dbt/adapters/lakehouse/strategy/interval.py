@@ -1,20 +1,13 @@
 """The one parser of the interval a run reconciles: half-open [start, end), in UTC.
 
-The interval reaches dbt in one of two ways (or, for microbatch models, as dbt's own batch
-bounds):
-
-- dbt's event-time flags ``--event-time-start`` / ``--event-time-end`` (preferred): they are
-  not vars, so a new interval keeps dbt's partial parsing (new ``--vars`` make dbt parse the
-  whole project again). dbt checks them itself (both given, start before end) and hands them
-  over as datetimes without a time zone, which mean UTC;
-- the vars ``data_interval_start`` / ``data_interval_end``: an ISO-8601 date (``2026-10-03``)
-  or timestamp (``2026-10-03T00:00:00Z``, ``2026-10-03 02:00:00+02:00``; no offset means
-  UTC), as text or as the date / datetime YAML makes of an unquoted ``2026-10-03``.
-
-Both at once must name the same interval. Anything else is refused with a message naming the
-model, the value and the fix. The macros (``interval_bounds``) and the Python models
-(``dbt.interval``) both get their bounds here; a parse is cached, so a model run parses its
-interval once however many macros ask for it.
+How a user passes it (dbt's event-time flags, preferred, or the vars data_interval_start /
+data_interval_end; for microbatch models, dbt's own batch bounds) is documented in
+docs/using.md, "Passing the interval". Here: dbt hands the flags over as datetimes without a
+time zone, which mean UTC; a var is ISO-8601 text, or the date / datetime YAML makes of an
+unquoted ``2026-10-03``. Both at once must name the same interval; anything else is refused
+with a message naming the model, the value and the fix. The macros (``interval_bounds``) and
+the Python models (``dbt.interval``) both get their bounds here; a parse is cached, so a model
+run parses its interval once however many macros ask for it.
 """
 
 from __future__ import annotations
