@@ -35,12 +35,13 @@ BENCH_ARGS ?=
 	serve serve-iceberg pg pg-stop docs bench-server bench-age wheel clean
 
 # The product (dbt-lakehouse, src/) and the repository's tooling (retry-safe-tools, tools/),
-# both editable, over the locked dependencies.
+# both editable, over the locked dependencies; built without isolation, with the locked
+# setuptools (an editable install compiles nothing, so it needs no build requirement's pyspark).
 $(STAMP): pyproject.toml setup.py tools/pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.lock
-	$(BIN)/pip install --quiet --no-deps -e . -e tools
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e . -e tools
 	touch $(STAMP)
 
 # The Delta and Iceberg jars pinned in the package, into $(LAKEHOUSE_JARS_DIR)/<format>/ (this
@@ -157,7 +158,10 @@ bench-server: java
 	$(BIN)/python -m retry_safe.bench.server
 
 # The product's wheel: the adapter, its macros, the server (its Java classes compiled, which
-# needs the JDK) and the `lakehouse` command; never the tooling in tools/.
+# needs the JDK) and the `lakehouse` command; never the tooling in tools/. Built without
+# isolation from the locked environment; `pip wheel .` and `python -m build` build the same wheel
+# in isolation (pyproject.toml's [build-system] requires pyspark, which the classes compile
+# against, and the same setuptools).
 wheel: install
 	$(BIN)/pip wheel --quiet --no-build-isolation --no-deps -w dist .
 	@ls dist/dbt_lakehouse-*.whl

@@ -12,12 +12,13 @@ import json
 from datetime import date, datetime
 from decimal import Decimal
 
+from support.expected import ORDER_COLUMNS, REJECTED_COLUMNS
+from support.expected import ORDER_HEADER as HEADER
 from support.tables import commit_count, expire_history, rows
 
 from dbt.adapters.lakehouse.commands import cli
 from retry_safe.project import PROJECT_DIR, interval_flags, run_dbt
 
-HEADER = "order_id,customer_id,status,amount,currency,ordered_at,updated_at"
 # Each file rejects one line: every interval changes both tables.
 FILES = {
     "20261003": [
@@ -44,8 +45,6 @@ FILES = {
         "6095,C09,placed,x5,EUR,2026-10-07T08:00:00,2026-10-07T08:00:00",
     ],
 }
-ORDER_COLUMNS = HEADER.split(",")
-REJECTED_COLUMNS = ["source_file", "file_date", "line_number", "raw_line", "rejection_reason"]
 SELECTION = "path:models/order_changes"
 MODELS = ("orders", "rejected_orders")
 
@@ -76,42 +75,23 @@ ALL_DAYS = [
     order(6003, "shipped", "30.00", 5, 6),
     order(6004, "cancelled", "40.00", 6, 7),
 ]
+
+
+def rejected(day: int, line_number: int, amount: str) -> tuple:
+    """The rejected line of October day's file: its number (line 1 is the header) and the
+    amount that is not a decimal."""
+    name = f"202610{day:02d}"
+    raw_line = FILES[name][line_number - 2]
+    reason = f"amount '{amount}' is not a decimal(10,2)"
+    return (f"order_changes_{name}.csv", date(2026, 10, day), line_number, raw_line, reason)
+
+
 REJECTED_ALL_DAYS = [
-    (
-        "order_changes_20261003.csv",
-        date(2026, 10, 3),
-        3,
-        FILES["20261003"][1],
-        "amount 'x1' is not a decimal(10,2)",
-    ),
-    (
-        "order_changes_20261004.csv",
-        date(2026, 10, 4),
-        4,
-        FILES["20261004"][2],
-        "amount 'x2' is not a decimal(10,2)",
-    ),
-    (
-        "order_changes_20261005.csv",
-        date(2026, 10, 5),
-        4,
-        FILES["20261005"][2],
-        "amount 'x3' is not a decimal(10,2)",
-    ),
-    (
-        "order_changes_20261006.csv",
-        date(2026, 10, 6),
-        4,
-        FILES["20261006"][2],
-        "amount 'x4' is not a decimal(10,2)",
-    ),
-    (
-        "order_changes_20261007.csv",
-        date(2026, 10, 7),
-        3,
-        FILES["20261007"][1],
-        "amount 'x5' is not a decimal(10,2)",
-    ),
+    rejected(3, 3, "x1"),
+    rejected(4, 4, "x2"),
+    rejected(5, 4, "x3"),
+    rejected(6, 4, "x4"),
+    rejected(7, 3, "x5"),
 ]
 MISSING_3_AND_5 = [
     ["2026-10-05T00:00:00Z", "2026-10-06T00:00:00Z"],

@@ -70,13 +70,29 @@ def keyed(spark, target, schema, source, tmp_path):
     return project, relation
 
 
-def assert_refused(spark, target, table_format, root, relation, expected: list[str]) -> None:
-    before = commit_count(spark, relation, table_format)
-    text = describe_failure(run_dbt(["run"], target, project_dir=root, expect_pass=False))
-    for part in expected:
-        assert part in text
-    assert rows(spark, relation, COLUMNS, ["id"]) == [(1, "a", "1"), (2, "b", "2")]
-    assert commit_count(spark, relation, table_format) == before
+# the first line of every refusal of the model keyed
+CONFIGURATION_REFUSED = (
+    "Model model.scratch.keyed (incremental_strategy='idempotent_merge'): its configuration"
+    " has problems, so nothing was written:"
+)
+
+
+@pytest.fixture
+def refused(spark, target, table_format, keyed):
+    """Run keyed as the model code given (kind "sql" or "py"): the run fails with every part
+    of expected in its error, and the table keeps its rows and its number of commits."""
+    project, relation = keyed
+
+    def run(kind: str, code: str, expected: list[str]) -> None:
+        root = project(kind, code)
+        before = commit_count(spark, relation, table_format)
+        text = describe_failure(run_dbt(["run"], target, project_dir=root, expect_pass=False))
+        for part in expected:
+            assert part in text
+        assert rows(spark, relation, COLUMNS, ["id"]) == [(1, "a", "1"), (2, "b", "2")]
+        assert commit_count(spark, relation, table_format) == before
+
+    return run
 
 
 @pytest.mark.parametrize(
@@ -92,58 +108,27 @@ def assert_refused(spark, target, table_format, root, relation, expected: list[s
     ],
 )
 def test_a_key_from_a_non_deterministic_sql_spelling_is_refused(
-    spark, target, table_format, keyed, key_expression, what, shown
+    refused, key_expression, what, shown
 ):
-    project, relation = keyed
-    root = project("sql", sql_model(key_expression))
-    assert_refused(
-        spark,
-        target,
-        table_format,
-        root,
-        relation,
-        [
-            "Model model.scratch.keyed (incremental_strategy='idempotent_merge'): its configuration"
-            " has problems, so nothing was written:",
-            f"the model code uses the non-deterministic {what} in",
-            shown,
-        ],
-    )
+    code = sql_model(key_expression)
+    uses = f"the model code uses the non-deterministic {what} in"
+    refused("sql", code, [CONFIGURATION_REFUSED, uses, shown])
 
 
-def test_a_predicate_with_a_bare_current_date_is_refused(spark, target, table_format, keyed):
-    project, relation = keyed
+def test_a_predicate_with_a_bare_current_date_is_refused(refused):
     predicate = ", incremental_predicates=['target.id > year(current_date) - 3000']"
-    root = project("sql", sql_model("cast(id as string)", predicate))
-    assert_refused(
-        spark,
-        target,
-        table_format,
-        root,
-        relation,
-        [
-            "Model model.scratch.keyed (incremental_strategy='idempotent_merge'): its configuration"
-            " has problems, so nothing was written:",
-            "incremental_predicates uses the non-deterministic "
-            'function current_date() in "target.id > year(current_date) - 3000"',
-        ],
+    code = sql_model("cast(id as string)", predicate)
+    uses = (
+        "incremental_predicates uses the non-deterministic "
+        'function current_date() in "target.id > year(current_date) - 3000"'
     )
+    refused("sql", code, [CONFIGURATION_REFUSED, uses])
 
 
-def test_a_python_key_from_current_timestamp_is_refused(spark, target, table_format, keyed):
-    project, relation = keyed
-    root = project("py", python_model('F.expr("cast(current_timestamp as string)")'))
-    assert_refused(
-        spark,
-        target,
-        table_format,
-        root,
-        relation,
-        [
-            "the model code uses the non-deterministic function current_timestamp() in line 7",
-            "dbt.interval",
-        ],
-    )
+def test_a_python_key_from_current_timestamp_is_refused(refused):
+    code = python_model('F.expr("cast(current_timestamp as string)")')
+    uses = "the model code uses the non-deterministic function current_timestamp() in line 7"
+    refused("py", code, [uses, "dbt.interval"])
 
 
 def test_the_same_words_as_data_comments_and_a_column_name_pass(

@@ -7,6 +7,8 @@ from support.tables import leftover_folders, rows
 
 from retry_safe.project import interval_flags, run_dbt
 
+SAME_ROWS = "same_rows_as_f1_drivers_merge_ref_f1_drivers_merge_df_"
+
 
 def load(target: str, day: int) -> None:
     run_dbt(
@@ -41,3 +43,10 @@ def test_three_batches_give_the_documents_tables_and_reruns_in_any_order_keep_th
     # seven runs of the Python model, each staging its rows in a table it drops: no files of
     # them left (an Iceberg DROP without PURGE kept every one, in one folder)
     assert leftover_folders(spark, schema) == []
+
+    # the twins' data test (same_rows_as, macros/tests) catches a row on which they disagree:
+    # the changed row is in each table and not in the other
+    spark.sql(f"update {schema}.f1_drivers_merge_df set surname = 'Hamilton' where driver_id = 2")
+    result = run_dbt(["test", "--select", "f1_drivers"], target, expect_pass=False)
+    tests = [r for r in result.result.results if r.node.resource_type == "test"]
+    assert {r.node.name: r.failures for r in tests if str(r.status) != "pass"} == {SAME_ROWS: 2}

@@ -26,7 +26,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from support.expected import as_text
+from support.expected import ORDER_COLUMNS, REJECTED_COLUMNS, as_text
+from support.expected import ORDER_HEADER as HEADER
 from support.processes import step_env
 from support.tables import duplicate_keys, expire_history, rows
 
@@ -34,9 +35,6 @@ from dbt.adapters.lakehouse.commands import cli
 from retry_safe.project import PROJECT_DIR, interval_flags, run_dbt
 from retry_safe.scenario import command
 
-HEADER = "order_id,customer_id,status,amount,currency,ordered_at,updated_at"
-ORDER_COLUMNS = HEADER.split(",")
-REJECTED_COLUMNS = ["source_file", "file_date", "line_number", "raw_line", "rejection_reason"]
 FIRST_DAY = date(2026, 10, 1)
 DAYS = 6
 ORDER_IDS = range(3001, 3013)

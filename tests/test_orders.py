@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 import pytest
-from support.expected import ORDER_COLUMNS, ORDERS, REJECTED, REJECTED_COLUMNS
+from support.expected import ORDER_COLUMNS, ORDER_HEADER, ORDERS, REJECTED, REJECTED_COLUMNS
 from support.tables import duplicate_keys, rows
 
 from retry_safe.project import PROJECT_DIR, describe_failure, interval_flags, run_dbt
@@ -161,7 +161,7 @@ def test_a_missing_landing_folder_is_refused(spark, target, schema, tmp_path):
 
 # Bad values must be rejected with their reason, never loaded as a different value (issue 11.4).
 # Each test loads one hand-written file for 2026-10-03; every line of it is one case.
-HEADER = "order_id,customer_id,status,amount,currency,ordered_at,updated_at\n"
+HEADER = ORDER_HEADER + "\n"
 AT_8 = datetime(2026, 10, 3, 8, 0)
 
 

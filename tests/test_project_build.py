@@ -12,6 +12,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from support.docs import documented_columns_missing
+from support.expected import ORDER_COLUMNS
 from support.tables import rows
 
 from retry_safe.project import interval_flags, run_dbt
@@ -23,19 +24,8 @@ BUILD = ["build", "--exclude", "resource_type:seed"]
 # orders and its snapshot, without seeds and data tests
 SNAPSHOT_BUILD = ["build", "--select", "+orders_snapshot", "--exclude", "resource_type:seed"]
 SNAPSHOT_BUILD += ["resource_type:test"]
-COLUMNS = [
-    "order_id",
-    "customer_id",
-    "status",
-    "amount",
-    "currency",
-    "ordered_at",
-    "updated_at",
-    "dbt_scd_id",
-    "dbt_updated_at",
-    "dbt_valid_from",
-    "dbt_valid_to",
-]
+# the snapshot's: the order's, then dbt's
+COLUMNS = [*ORDER_COLUMNS, "dbt_scd_id", "dbt_updated_at", "dbt_valid_from", "dbt_valid_to"]
 CHECKED = [column for column in COLUMNS if column != "dbt_scd_id"]  # a hash
 
 

@@ -17,17 +17,14 @@ from typing import Any
 # -- document 000: daily cart abandonment -------------------------------------------------
 CART = "retail_daily_product_cart_abandonment"
 CART_MODELS = [CART, f"{CART}_df"]
+CART_KEY = ["event_date", "product_id", "product_name", "category"]
 CART_COLUMNS = [
-    "event_date",
-    "product_id",
-    "product_name",
-    "category",
+    *CART_KEY,
     "cart_session_count",
     "purchased_cart_session_count",
     "abandoned_cart_session_count",
     "cart_abandonment_rate",
 ]
-CART_KEY = ["event_date", "product_id", "product_name", "category"]
 JAN_1 = [
     (date(2026, 1, 1), "P1", "Trail Shoe", "footwear", 3, 1, 2, Decimal("0.6667")),
     (date(2026, 1, 1), "P2", "Rain Jacket", "outerwear", 1, 0, 1, Decimal("1.0000")),
@@ -107,15 +104,9 @@ F1_AFTER_DAY_3 = (
 )
 
 # -- document 002: order change files ----------------------------------------------------
-ORDER_COLUMNS = [
-    "order_id",
-    "customer_id",
-    "status",
-    "amount",
-    "currency",
-    "ordered_at",
-    "updated_at",
-]
+# a change file's header line, the orders table's columns
+ORDER_HEADER = "order_id,customer_id,status,amount,currency,ordered_at,updated_at"
+ORDER_COLUMNS = ORDER_HEADER.split(",")
 REJECTED_COLUMNS = ["source_file", "file_date", "line_number", "raw_line", "rejection_reason"]
 
 

@@ -52,7 +52,11 @@ def pyspark_jars() -> Path:
     """pyspark's own jars folder, the classpath the classes are compiled against."""
     spec = importlib.util.find_spec("pyspark")
     if spec is None or not spec.submodule_search_locations:
-        raise CompileError("pyspark is not installed in this Python (pip install dbt-lakehouse)")
+        raise CompileError(
+            "pyspark is not installed in this Python, and the lakehouse server's classes compile "
+            "against its jars: installing dbt-lakehouse installs it; a wheel built without build "
+            "isolation needs pyproject.toml's build requirements installed first"
+        )
     return Path(next(iter(spec.submodule_search_locations))) / "jars"
 
 
