@@ -10,9 +10,10 @@ model's table (`events`, idempotent_merge by day): the first day loaded by `dbt 
 later day grown the way a daily run leaves a table, without dbt's per-run cost: one INSERT of
 the day's rows (a commit and its files) and the day's row of the interval ledger (a commit of
 the ledger table). Maintenance compacts the table and the ledger (history younger than the
-window is kept, as in production in its first week). At each age: three real `dbt run`s of the
-next three days (each its interval's change set and MERGE, in a warm session), and
-`lakehouse intervals` (the ledger read and listed), three times. Writes
+window is kept, as in production in its first week). At each age: RUNS real `dbt run`s of the
+next RUNS days (each its interval's change set and MERGE, in a warm session), and
+`lakehouse intervals` (the ledger read and listed), RUNS times; the table gives the fastest
+and the median of each (the fastest is the one a busy machine disturbs least). Writes
 docs/benchmarks/raw/age-<format>.json; `python -m retry_safe.bench report` puts the table into
 results.md.
 """
@@ -42,6 +43,7 @@ SCHEMA = "age"
 FIRST = date(2024, 1, 1)
 ROWS_PER_DAY = 100
 MAINTAIN_EVERY = 30
+RUNS = 5
 TABLE = "events"
 MODEL = """\
 {{ config(materialized='incremental', incremental_strategy='idempotent_merge',
@@ -74,7 +76,7 @@ def measure(table_format: str, ages: list[int], home: Path, every: int) -> list[
     from dbt.adapters.lakehouse.tables import ledger
 
     spark = SparkSession.builder.getOrCreate()
-    last = max(ages) + 3 * len(ages) + 3
+    last = max(ages) + RUNS * len(ages) + RUNS
     relation = f"{SCHEMA}.{TABLE}"
     spark.sql(f"create schema if not exists {SCHEMA}")
     spark.sql(
@@ -107,14 +109,14 @@ def measure(table_format: str, ages: list[int], home: Path, every: int) -> list[
                 assert quiet(["maintain", "--select", TABLE])[0] == 0
         build_seconds = time.perf_counter() - started
         runs = []
-        for k in range(3):
+        for k in range(RUNS):
             began = time.perf_counter()
             run_dbt(["run", *flags(grown + k)], target, project_dir=project)
             runs.append(time.perf_counter() - began)
-        grown += 3
+        grown += RUNS
         window = ["--since", str(FIRST), "--until", str(day(grown))]
         listings = []
-        for _ in range(3):
+        for _ in range(RUNS):
             began = time.perf_counter()
             status, out = quiet(["intervals", "--select", TABLE, *window, "--json"])
             listings.append(time.perf_counter() - began)
@@ -144,23 +146,25 @@ def file_count(spark: Any, relation: str, table_format: str) -> int:
 
 
 def summary(results: list[dict[str, Any]]) -> list[str]:
-    """A markdown table of the measurements (medians), ratios to the same schedule at its
-    first age."""
+    """A markdown table of the measurements (fastest / median), the fastest run's ratio to the
+    same schedule's at its first age."""
     lines = [
-        "| format | intervals held | maintained | `dbt run` of one interval (median s) | "
-        "ratio to the first age | `lakehouse intervals` (median s) | data files | ledger files |",
+        "| format | intervals held | maintained | `dbt run` of one interval (fastest / median s) "
+        "| fastest's ratio to the first age | `lakehouse intervals` (fastest / median s) "
+        "| data files | ledger files |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     base: dict[tuple[str, int], float] = {}
     for r in results:
-        run = statistics.median(r["run_seconds"])
+        run, listing = r["run_seconds"], r["intervals_seconds"]
         key = (r["format"], r["maintained_every"])
-        base.setdefault(key, run)
+        base.setdefault(key, min(run))
         every = f"every {r['maintained_every']}" if r["maintained_every"] else "never"
         lines.append(
-            f"| {r['format']} | {r['age']} | {every} | {run:.2f} | {run / base[key]:.2f}x | "
-            f"{statistics.median(r['intervals_seconds']):.2f} | {r['files']} | "
-            f"{r['ledger_files']} |"
+            f"| {r['format']} | {r['age']} | {every} "
+            f"| {min(run):.2f} / {statistics.median(run):.2f} | {min(run) / base[key]:.2f}x "
+            f"| {min(listing):.2f} / {statistics.median(listing):.2f} | {r['files']} "
+            f"| {r['ledger_files']} |"
         )
     return lines
 
