@@ -29,7 +29,7 @@ import pytest
 from support.expected import ORDER_COLUMNS, REJECTED_COLUMNS, as_text
 from support.expected import ORDER_HEADER as HEADER
 from support.processes import step_env
-from support.tables import duplicate_keys, expire_history, rows
+from support.tables import duplicate_keys, expire_history, leftover_folders, rows
 
 from dbt.adapters.lakehouse.commands import cli
 from retry_safe.project import PROJECT_DIR, interval_flags, run_dbt
@@ -227,6 +227,8 @@ def test_shuffled_repeated_intervals_match_the_reference(
         f"lakehouse catchup: nothing missing in [{FIRST_DAY}, {FIRST_DAY + timedelta(days=DAYS)})"
         ": no run, nothing written"
     )
+    # every run's staging tables (the Python model's, the change sets') left no files behind
+    assert leftover_folders(spark, schema) == []
 
 
 # `make soak`: a year of daily intervals (SOAK_DAYS) as a scheduler runs them, in processes of

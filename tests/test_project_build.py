@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from support.docs import documented_columns_missing
 from support.expected import ORDER_COLUMNS
-from support.tables import rows
+from support.tables import leftover_folders, rows
 
 from retry_safe.project import interval_flags, run_dbt
 
@@ -109,6 +109,9 @@ def test_one_build_runs_every_model_test_and_snapshot(
     assert versions["n"] == 7
     provider = spark.sql(f"describe table extended {snapshot}").filter("col_name = 'Provider'")
     assert provider.first()["data_type"].lower() == table_format
+    # a build of every pipeline, then the orders again: a folder for each table of the schema,
+    # no other (no staging table's files, no table in a folder named after its stage)
+    assert leftover_folders(spark, schema) == []
 
     # The docs site's catalog: every model's table with exactly the columns its yml documents.
     run_dbt(["docs", "generate", "--target-path", str(tmp_path)], target)
