@@ -18,9 +18,11 @@ MB = 1_000_000
 
 
 def load(out_dir: Path) -> dict[str, dict[str, dict[str, Any]]]:
-    """label -> format -> raw run."""
+    """label -> format -> raw run (age.json, `make bench-age`'s, is read by age())."""
     runs: dict[str, dict[str, dict[str, Any]]] = {}
     for path in sorted((out_dir / "raw").glob("*.json")):
+        if path.name == "age.json":
+            continue
         raw = json.loads(path.read_text())
         s = raw["settings"]
         runs.setdefault(s["label"], {})[s["table_format"]] = raw
@@ -332,14 +334,14 @@ def chart(runs: dict[str, dict[str, Any]], path: Path) -> None:
 
 def age(path: Path) -> list[str]:
     """The age benchmark's table (retry_safe.bench.age, `make bench-age`)."""
-    from retry_safe.bench.age import summary
+    from retry_safe.bench.age import MAINTAIN_EVERY, RUNS, summary
 
     raw = json.loads(path.read_text())
     return [
         f"Measured {raw['measured_at']} by `make bench-age` (`tools/retry_safe/bench/age.py`: "
         "a table of 100 rows a day grown to each age one commit and one ledger row a day, then "
-        "three real `dbt run`s of the next days and three `lakehouse intervals`, warm session; "
-        "maintained: `lakehouse maintain` after every 30th interval).",
+        f"{RUNS} real `dbt run`s of the next days and {RUNS} `lakehouse intervals`, warm "
+        f"session; maintained: `lakehouse maintain` after every {MAINTAIN_EVERY}th interval).",
         "",
         *summary(raw["results"]),
     ]
