@@ -18,7 +18,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -26,6 +25,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from support import processes
 from support.expected import ORDER_COLUMNS, REJECTED_COLUMNS, as_text
 from support.expected import ORDER_HEADER as HEADER
 from support.processes import step_env
@@ -327,16 +327,5 @@ def ended(out: Path) -> int:
 
 
 def lakehouse_process(args: list[str], env: dict) -> str:
-    """The package's command as a scheduler starts it; its standard output."""
-    lakehouse = Path(sys.executable).with_name("lakehouse")
-    done = subprocess.run(
-        [str(lakehouse), *args, "--select", SELECTION],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return done.stdout.strip()
+    """The package's command on the soak's selection, as a scheduler starts it."""
+    return processes.lakehouse([*args, "--select", SELECTION], env, PROJECT_DIR).strip()

@@ -55,16 +55,22 @@ def free_ports() -> tuple[int, int]:
         return first.getsockname()[1], second.getsockname()[1]
 
 
-def metastore_init(env: dict[str, str], *options: str) -> str:
-    """`lakehouse metastore init` (the package's command) in a process of its own, as a user
-    runs it; its output, once it succeeded."""
-    lakehouse = Path(sys.executable).with_name("lakehouse")
+def lakehouse(args: list[str], env: dict[str, str], cwd: Path | None = None) -> str:
+    """The package's `lakehouse` command in a process of its own, as a user or a scheduler
+    runs it; its standard output, once it succeeded."""
     done = subprocess.run(
-        [str(lakehouse), "metastore", "init", *options],
+        [str(Path(sys.executable).with_name("lakehouse")), *args],
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
+        timeout=1800,
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done.stdout
+
+
+def metastore_init(env: dict[str, str], *options: str) -> str:
+    """`lakehouse metastore init`; its output, once it succeeded."""
+    return lakehouse(["metastore", "init", *options], env)
