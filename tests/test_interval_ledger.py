@@ -1,13 +1,16 @@
-"""The interval ledger: each commit of the strategy names its model, interval and invocation in the
-table format's own commit metadata, and `dbt run-operation lakehouse_intervals` lists it."""
+"""The interval ledger: each run of the strategy records its model, interval and invocation in the
+ledger table (and in the table format's own commit metadata), `dbt run-operation
+lakehouse_intervals` lists it, and the ledger table compacts itself."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+import pytest
 from dbt_common.invocation import get_invocation_id
 
+from dbt.adapters.lakehouse.tables import ledger
 from retry_safe.project import interval_flags, run_dbt
 from retry_safe.tables import commits
 
@@ -35,7 +38,18 @@ def listing(target: str) -> list[str]:
     return messages.texts
 
 
-def test_ledger_lists_loaded_days_their_commits_and_the_gap(spark, target, schema, table_format):
+def ledger_files(spark: Any, table_format: str) -> int:
+    if table_format == "iceberg":
+        return spark.sql("select count(*) from lakehouse.interval_ledger.files").first()[0]
+    return spark.sql("describe detail lakehouse.interval_ledger").first()["numFiles"]
+
+
+def test_ledger_lists_loaded_days_their_commits_and_the_gap(
+    spark, target, schema, table_format, monkeypatch: pytest.MonkeyPatch
+):
+    # every write that leaves two files or more compacts the ledger table: three invocations'
+    # commits end in one file, and the listing below reads every row of them
+    monkeypatch.setattr(ledger, "COMPACT_AT", 2)
     relation = f"{schema}.f1_drivers_merge"
     model = ["run", "--select", "f1_drivers_merge"]
     run_dbt(["seed", "--select", "f1_driver_batches"], target)
@@ -77,3 +91,4 @@ def test_ledger_lists_loaded_days_their_commits_and_the_gap(spark, target, schem
         f"  loaded  [2026-11-03T00:00:00Z, 2026-11-04T00:00:00Z)  {label} {ids[1]}"
         f"  invocation {second}",
     ]
+    assert ledger_files(spark, table_format) == 1

@@ -86,11 +86,15 @@ def measure(table_format: str, ages: list[int], home: Path, every: int) -> list[
     )
     run_dbt(["run", *flags(0)], target, project_dir=project)  # the first load
 
+    def rows(sql: str) -> list[dict[str, Any]]:
+        return [r.asDict() for r in spark.sql(sql).collect()]
+
     def grow(n: int) -> None:
         spark.sql(f"insert into {relation} select * from {SCHEMA}.src where day = '{day(n)}'")
         moments = [datetime.combine(day(n + k), datetime.min.time(), UTC) for k in (0, 1)]
         row = ledger.Row(relation, f"model.scratch.{TABLE}", "merge", *moments, "grown", None)
         spark.sql(ledger.insert_sql("lakehouse", [row]))
+        ledger.compact_if_due(rows, "lakehouse", table_format)  # as the adapter's write does
 
     def quiet(args: list[str]) -> tuple[int, str]:
         out = io.StringIO()

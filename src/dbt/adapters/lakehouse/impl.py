@@ -159,6 +159,8 @@ class LakehouseAdapter(SparkAdapter):
                     schema = self.config.credentials.ledger_schema
                     self._ensure_ledger(schema)
                     self.execute(ledger.insert_sql(schema, rows))
+                    table_format = self.config.credentials.table_format or "delta"
+                    ledger.compact_if_due(self._session_rows, schema, table_format)
         finally:
             super().cleanup_connections()
 

@@ -25,16 +25,24 @@ table over; every point in time is attributed to the newest row whose interval c
 shown with the version and invocation of the newest row that changed it. Adjacent pieces last
 changed by the same commit are shown as one interval; the uncovered pieces between ``begin``
 (or the first interval) and the end of the last interval are gaps.
+
+Each invocation's rows are one commit, so one small file: after a year of daily runs without
+`lakehouse maintain`, the listing read 1,005 of them (3.7 s on Delta, 5.3 s on Iceberg at
+1,000 intervals). The writer therefore compacts the ledger table itself once it holds
+COMPACT_AT files or more (Delta OPTIMIZE, Iceberg rewrite_data_files): a commit that rewrites
+files, not rows, which another writer's append never conflicts with; a compaction that meets
+another's compaction leaves it to the next write.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from dbt.adapters.lakehouse.session.bindings import sql_literal
+from dbt.adapters.lakehouse.strategy import conflicts
 from dbt.adapters.lakehouse.strategy.interval import parse_instant
 
 TABLE = "interval_ledger"
@@ -49,6 +57,8 @@ COLUMNS = (
     ("recorded_at", "timestamp"),
 )
 LOADS = ("create", "merge", "unchanged")
+#: the ledger table's data files at which a write compacts it (module docstring)
+COMPACT_AT = 32
 
 
 @dataclass(frozen=True)
@@ -109,6 +119,33 @@ def insert_sql(schema: str, rows: Sequence[Row]) -> str:
         )
         values.append(f"({literals})")
     return f"insert into {table_name(schema)} values {', '.join(values)}"
+
+
+def compact_if_due(
+    run: Callable[[str], list[dict[str, Any]]], schema: str, table_format: str
+) -> bool:
+    """After a write: the ledger table compacted when it holds COMPACT_AT files or more (run: a
+    statement's rows as dicts). A compaction another writer's compaction beat is left to the
+    next write. Whether it compacted."""
+    table = table_name(schema)
+    if table_format == "iceberg":
+        files = run(f"select count(*) as files from {table}.files")[0]["files"]
+        compact = (
+            f"call spark_catalog.system.rewrite_data_files(table => '{table}', "
+            "options => map('min-input-files', '2'))"
+        )
+    else:
+        files = run(f"describe detail {table}")[0]["numFiles"]
+        compact = f"optimize {table}"
+    if int(files) < COMPACT_AT:
+        return False
+    try:
+        run(compact)
+    except Exception as error:  # noqa: BLE001 (only a conflict is left to the next write)
+        if conflicts.conflict(str(error)) is None:
+            raise
+        return False
+    return True
 
 
 def select_sql(schema: str, relation: str) -> str:
