@@ -146,3 +146,53 @@ def test_every_seed_value_round_trips(spark, target, schema, tmp_path):
     run_dbt(["seed", "--select", "awkward", "--full-refresh"], target, project_dir=root)
     assert spark.table(relation).dtypes == TYPES
     assert rows(spark, relation, COLUMNS, ["id"]) == EXPECTED
+
+
+def commit_operations(spark, relation: str, table_format: str) -> list[str]:
+    """The table's commits, oldest first, as the format names their operations."""
+    if table_format == "iceberg":
+        query = f"select operation from {relation}.snapshots order by committed_at"
+        return [row.operation for row in spark.sql(query).collect()]
+    history = spark.sql(f"describe history {relation}").collect()
+    return [row.operation for row in sorted(history, key=lambda row: row.version)]
+
+
+def test_a_seed_reloads_in_one_commit_on_its_own_table(
+    spark, target, schema, tmp_path, table_format
+):
+    # dbt-spark dropped the table, created it again and inserted in batches: a reader met no
+    # table or part of the rows, and two loads at once could both insert into one table
+    root = write_project(tmp_path / "project", {}, seeds={"prices.csv": "sku,price\na,1\nb,2\n"})
+    relation = f"{schema}.prices"
+    run_dbt(["seed"], target, project_dir=root)
+    (root / "seeds" / "prices.csv").write_text("sku,price\na,5\nc,3\n")
+    done = run_dbt(["seed"], target, project_dir=root)
+    assert [r.message for r in done.result.results] == ["INSERT 2"]
+    assert rows(spark, relation, ["sku", "price"]) == [("a", 5), ("c", 3)]
+    if table_format == "iceberg":  # the empty table's creation is no snapshot
+        assert commit_operations(spark, relation, table_format) == ["overwrite", "overwrite"]
+    else:
+        assert commit_operations(spark, relation, table_format) == [
+            "CREATE TABLE",
+            "WRITE",
+            "WRITE",
+        ]
+
+    # a file left with its header only (its types unknown, its names the table's): no row, in
+    # one commit more
+    (root / "seeds" / "prices.csv").write_text("sku,price\n")
+    run_dbt(["seed"], target, project_dir=root)
+    assert rows(spark, relation, ["sku", "price"]) == []
+    assert len(commit_operations(spark, relation, table_format)) == (
+        3 if table_format == "iceberg" else 4
+    )
+
+    # a column more: the table is created again with the file's columns
+    (root / "seeds" / "prices.csv").write_text("sku,price,currency\nd,4,EUR\n")
+    run_dbt(["seed"], target, project_dir=root)
+    assert spark.table(relation).dtypes == [
+        ("sku", "string"),
+        ("price", "bigint"),
+        ("currency", "string"),
+    ]
+    assert rows(spark, relation, ["sku", "price", "currency"]) == [("d", 4, "EUR")]

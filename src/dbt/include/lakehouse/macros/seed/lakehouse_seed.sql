@@ -1,8 +1,19 @@
 {#-
-    Seeds: dbt-spark's, after the seed's CSV file is read strictly (adapter.check_seed_file,
-    seeds.py). dbt reads a seed leniently: a quote never closed would load the rest of the file
-    as one value. These are the first steps of dbt's seed materialization that write (creating
-    the table, or dropping and creating it again), so a refused seed leaves its table as it was.
+    Seeds: the CSV file is read strictly first (adapter.check_seed_file, seeds.py): dbt reads a
+    seed leniently, and a quote never closed would load the rest of the file as one value. These
+    are the first steps of dbt's seed materialization that write, so a refused seed leaves its
+    table as it was.
+
+    A seed that already has its table is then reloaded in one commit: dbt-spark drops the table,
+    creates it again and inserts the rows in batches, so a reader (or a model of a scheduler's
+    other run) met no table or part of the rows, a kill in between left them so, and two loads
+    at once (two DAG runs of one pipeline) could each drop the other's table and both insert:
+    twice the rows. Here the table is kept and its rows are replaced by one INSERT OVERWRITE of
+    every row: a reader sees the old rows or the new ones, a killed load changed nothing, and two
+    loads at once leave one copy (the later overwrite wins; a commit another load beat is
+    written again). A table whose columns (names or types) are no longer the file's, a
+    partitioned seed (a dynamic partition overwrite would keep partitions the file no longer
+    has) and --full-refresh are dropped and created again as dbt-spark does.
 -#}
 
 {% macro lakehouse__create_csv_table(model, agate_table) %}
@@ -12,7 +23,57 @@
 
 {% macro lakehouse__reset_csv_table(model, full_refresh, old_relation, agate_table) %}
     {%- do lakehouse_check_seed_file(model, agate_table) -%}
-    {{ return(spark__reset_csv_table(model, full_refresh, old_relation, agate_table)) }}
+    {%- set partitioned = config.get('partition_by') -%}
+    {%- if full_refresh or partitioned or not lakehouse_seed_columns_match(model, old_relation, agate_table) -%}
+        {{ return(spark__reset_csv_table(model, full_refresh, old_relation, agate_table)) }}
+    {%- endif -%}
+    {%- if agate_table.rows | length == 0 -%}
+        {#- dbt loads no row of an empty file: its rows are removed here, in one commit -#}
+        {%- call statement('_') -%}
+            delete from {{ old_relation.render() }}
+        {%- endcall -%}
+    {%- endif -%}
+    {{ return('-- ' ~ old_relation.render() ~ ' kept: its rows are replaced in one commit') }}
+{% endmacro %}
+
+{% macro lakehouse__load_csv_rows(model, agate_table) %}
+    {#- every row in one statement: one commit, whatever the file's length -#}
+    {%- set column_override = model['config'].get('column_types', {}) -%}
+    {%- set casts = [] -%}
+    {%- for col_name in agate_table.column_names -%}
+        {%- set type = column_override.get(col_name, adapter.convert_type(agate_table, loop.index0)) -%}
+        {%- do casts.append('cast(' ~ get_binding_char() ~ ' as ' ~ type ~ ')') -%}
+    {%- endfor -%}
+    {%- set row_sql = '(' ~ casts | join(', ') ~ ')' -%}
+    {%- set bindings = [] -%}
+    {%- for row in agate_table.rows -%}
+        {%- do bindings.extend(row) -%}
+    {%- endfor -%}
+    {%- set sql -%}
+        insert overwrite table {{ this.render() }} values
+        {% for row in agate_table.rows -%}
+            {{ row_sql }}{% if not loop.last %},{% endif %}
+        {% endfor %}
+    {%- endset -%}
+    {%- do adapter.load_seed_rows(sql, bindings) -%}
+    {{ return(sql) }}
+{% endmacro %}
+
+{% macro lakehouse_seed_columns_match(model, relation, agate_table) %}
+    {#- whether the table's columns are the file's, by name and type, in order; by name only
+        for a file without rows, whose types dbt cannot infer -#}
+    {%- set typed = agate_table.rows | length > 0 -%}
+    {%- set column_override = model['config'].get('column_types', {}) -%}
+    {%- set wanted = [] -%}
+    {%- for col_name in agate_table.column_names -%}
+        {%- set type = column_override.get(col_name, adapter.convert_type(agate_table, loop.index0)) -%}
+        {%- do wanted.append(((col_name | string | lower), (type | lower | replace(' ', '')) if typed else '')) -%}
+    {%- endfor -%}
+    {%- set found = [] -%}
+    {%- for column in adapter.get_columns_in_relation(relation) -%}
+        {%- do found.append(((column.name | lower), (column.data_type | lower | replace(' ', '')) if typed else '')) -%}
+    {%- endfor -%}
+    {{ return(found == wanted) }}
 {% endmacro %}
 
 {% macro lakehouse_check_seed_file(model, agate_table) %}
