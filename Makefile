@@ -23,6 +23,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
+AIRFLOW_VENV := .airflow-venv
+AIRFLOW_STAMP := $(AIRFLOW_VENV)/.installed
 
 export DBT_PROFILES_DIR := $(CURDIR)/profiles
 export LAKEHOUSE_HOME ?= $(CURDIR)/.lakehouse
@@ -32,7 +34,7 @@ PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
 .PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench \
-	serve serve-iceberg pg pg-stop docs bench-server bench-age wheel clean
+	serve serve-iceberg pg pg-stop docs bench-server bench-age wheel clean airflow
 
 # The product (dbt-lakehouse, src/) and the repository's tooling (retry-safe-tools, tools/),
 # both editable, over the locked dependencies; built without isolation, with the locked
@@ -50,6 +52,17 @@ $(STAMP): pyproject.toml setup.py tools/pyproject.toml requirements.lock
 jars: $(STAMP)
 	@$(BIN)/lakehouse jars
 
+# Airflow and Astronomer Cosmos in a virtual environment of their own, from their own lock
+# (orchestration/airflow/README.md): the DAGs call the project's dbt in .venv, so neither side's
+# pins constrain the other.
+$(AIRFLOW_STAMP): orchestration/airflow/requirements.lock
+	$(PYTHON) -m venv $(AIRFLOW_VENV)
+	$(AIRFLOW_VENV)/bin/pip install --quiet --upgrade pip
+	$(AIRFLOW_VENV)/bin/pip install --quiet --no-deps -r orchestration/airflow/requirements.lock
+	touch $(AIRFLOW_STAMP)
+
+airflow: $(AIRFLOW_STAMP)
+
 install: $(STAMP) jars
 
 java: install
@@ -62,8 +75,8 @@ demo-iceberg: java
 	DBT_TARGET=local_iceberg $(BIN)/python -m retry_safe.demo
 
 lint: install
-	$(BIN)/ruff check src tools tests models setup.py
-	$(BIN)/ruff format --check src tools tests models setup.py
+	$(BIN)/ruff check src tools tests models orchestration setup.py
+	$(BIN)/ruff format --check src tools tests models orchestration setup.py
 	$(BIN)/sqlfluff lint models
 
 # Everything that needs no JVM, first: a broken render or a lint error fails in a minute.
@@ -87,7 +100,7 @@ test-iceberg: java
 # warehouse and metastore; each pass's output is printed as one block when it ends (its 20
 # slowest tests and its total time), then the whole run's time against its budget.
 TEST_BUDGET_MINUTES := 30
-test: java
+test: java $(AIRFLOW_STAMP)
 	@start=$$(date +%s); \
 	$(MAKE) --no-print-directory check \
 	&& $(MAKE) --no-print-directory -j2 --output-sync=recurse test-delta test-iceberg; \

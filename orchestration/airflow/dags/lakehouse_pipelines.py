@@ -1,0 +1,131 @@
+"""One Airflow DAG per pipeline of the retry_safe dbt project, rendered by Astronomer Cosmos.
+
+Each DAG runs daily from its pipeline's `begin` (dbt_project.yml). Every model is one task that
+runs `dbt build --select <model>` (TestBehavior.BUILD): the model stages its interval, its data
+tests run, and the project's on-run-end hook publishes it (write-audit-publish). The interval is
+the run's data interval, handed to dbt as its event-time flags (Airflow renders the templates
+into the task's command), never as --vars, which would make dbt parse the project again.
+
+Airflow lives in its own virtual environment (orchestration/airflow/requirements.lock); dbt is
+the project's, in .venv (ExecutionConfig's dbt_executable_path): neither side's pins constrain
+the other. Cosmos reads the task graph from a manifest `dbt parse` wrote (LoadMode.DBT_MANIFEST:
+no dbt parse while the scheduler loads this file) and gives each task the newest
+partial_parse.msgpack, so a task's dbt reuses the parsed project.
+
+Settings (environment of the scheduler, read when this file is parsed):
+  LAKEHOUSE_PROJECT_DIR     the dbt project (default: two folders above this file's folder)
+  LAKEHOUSE_DBT             the dbt executable (default: <project>/.venv/bin/dbt)
+  LAKEHOUSE_AIRFLOW_MANIFEST the manifest (default: <project>/target/airflow/manifest.json,
+                            `make airflow-manifest`)
+  LAKEHOUSE_AIRFLOW_TARGET  the dbt target (default: local, Delta; local_iceberg for Iceberg).
+                            Tasks that run at the same time need a shared metastore:
+                            LAKEHOUSE_METASTORE_URL / _USER / _PASSWORD (`make pg`), which
+                            the tasks inherit with the rest of the scheduler's environment
+  LAKEHOUSE_AIRFLOW_RETRIES retries of a failed task (default 2, a minute apart): a retried
+                            interval load is safe (idempotent_merge)
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import yaml
+from airflow.timetables.interval import CronDataIntervalTimetable
+from cosmos import (
+    DbtDag,
+    ExecutionConfig,
+    ExecutionMode,
+    InvocationMode,
+    LoadMode,
+    ProfileConfig,
+    ProjectConfig,
+    RenderConfig,
+    TestBehavior,
+)
+
+PROJECT = Path(
+    os.environ.get("LAKEHOUSE_PROJECT_DIR", Path(__file__).resolve().parents[3])
+).resolve()
+DBT = os.environ.get("LAKEHOUSE_DBT", str(PROJECT / ".venv" / "bin" / "dbt"))
+MANIFEST = Path(
+    os.environ.get("LAKEHOUSE_AIRFLOW_MANIFEST", PROJECT / "target" / "airflow" / "manifest.json")
+)
+TARGET = os.environ.get("LAKEHOUSE_AIRFLOW_TARGET", "local")
+RETRIES = int(os.environ.get("LAKEHOUSE_AIRFLOW_RETRIES", "2"))
+
+# dbt's --event-time-start/-end take a naive datetime (click.DateTime); Airflow's data interval
+# is in UTC, as the project's sessions are.
+EVENT_TIME = "%Y-%m-%dT%H:%M:%S"
+INTERVAL_FLAGS = [
+    "--event-time-start",
+    "{{ data_interval_start.in_timezone('UTC').strftime('" + EVENT_TIME + "') }}",
+    "--event-time-end",
+    "{{ data_interval_end.in_timezone('UTC').strftime('" + EVENT_TIME + "') }}",
+]
+
+
+def pipelines() -> dict[str, str]:
+    """Each pipeline (a folder of models/) and its first day, the model config `begin` of
+    dbt_project.yml."""
+    project = yaml.safe_load((PROJECT / "dbt_project.yml").read_text())
+    folders = project["models"][project["name"]]
+    return {
+        name: str(config["+begin"])
+        for name, config in folders.items()
+        if isinstance(config, dict) and "+begin" in config
+    }
+
+
+def pipeline_dag(pipeline: str, begin: str) -> DbtDag:
+    """The pipeline's models, and the seeds they read, one `dbt build` task each."""
+    return DbtDag(
+        dag_id=f"lakehouse_{pipeline}",
+        description=f"dbt build of models/{pipeline}, one daily interval per run",
+        # [midnight, next midnight) UTC: a run's data interval is the day it loads (Airflow
+        # 3's "@daily" alone would be a trigger timetable with an empty interval)
+        schedule=CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
+        start_date=datetime.fromisoformat(begin).replace(tzinfo=UTC),
+        catchup=False,
+        max_active_runs=1,
+        default_args={"retries": RETRIES, "retry_delay": timedelta(minutes=1)},
+        tags=["lakehouse", pipeline],
+        project_config=ProjectConfig(
+            dbt_project_path=PROJECT,
+            manifest_path=MANIFEST,
+            partial_parse=True,
+        ),
+        profile_config=ProfileConfig(
+            profile_name="retry_safe",
+            target_name=TARGET,
+            profiles_yml_filepath=PROJECT / "profiles" / "profiles.yml",
+        ),
+        execution_config=ExecutionConfig(
+            execution_mode=ExecutionMode.LOCAL,
+            invocation_mode=InvocationMode.SUBPROCESS,
+            dbt_executable_path=DBT,
+        ),
+        render_config=RenderConfig(
+            load_method=LoadMode.DBT_MANIFEST,
+            test_behavior=TestBehavior.BUILD,
+            select=[f"+path:models/{pipeline}"],
+        ),
+        operator_args={
+            "dbt_cmd_flags": INTERVAL_FLAGS,
+            "install_deps": False,
+            # the scheduler's environment (JAVA_HOME, the metastore's settings), plus the
+            # project's folders as make sets them
+            "append_env": True,
+            "env": {
+                "DBT_PROFILES_DIR": str(PROJECT / "profiles"),
+                "LAKEHOUSE_HOME": os.environ.get("LAKEHOUSE_HOME", str(PROJECT / ".lakehouse")),
+                "LAKEHOUSE_JARS_DIR": os.environ.get("LAKEHOUSE_JARS_DIR", str(PROJECT / ".jars")),
+                "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+            },
+        },
+    )
+
+
+for _pipeline, _begin in pipelines().items():
+    globals()[f"lakehouse_{_pipeline}"] = pipeline_dag(_pipeline, _begin)
