@@ -34,7 +34,7 @@ PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
 .PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench \
-	serve serve-iceberg pg pg-stop docs bench-server bench-age wheel clean airflow
+	serve serve-iceberg pg pg-stop docs bench-server bench-age wheel clean airflow airflow-manifest
 
 # The product (dbt-lakehouse, src/) and the repository's tooling (retry-safe-tools, tools/),
 # both editable, over the locked dependencies; built without isolation, with the locked
@@ -62,6 +62,11 @@ $(AIRFLOW_STAMP): orchestration/airflow/requirements.lock
 	touch $(AIRFLOW_STAMP)
 
 airflow: $(AIRFLOW_STAMP)
+
+# The manifest the DAGs are rendered from (orchestration/airflow/dags): `dbt parse` of the
+# project, again after any change to models/, seeds/ or dbt_project.yml
+airflow-manifest: install
+	$(BIN)/dbt parse --target-path target/airflow
 
 install: $(STAMP) jars
 

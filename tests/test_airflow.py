@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -90,9 +91,7 @@ def delta_rows(spark, folder: Path, columns: list[str]) -> list[tuple]:
 
 def test_a_day_of_the_orders_pipeline_runs_through_airflow(spark, target, tmp_path, json_artifacts):
     home = tmp_path / "lakehouse"
-    # the manifest Cosmos renders the DAGs from, as `make airflow-manifest` writes it
     dbt_target = tmp_path / "dbt-target"
-    run_dbt(["parse", "--target-path", str(dbt_target)], target)
     env = step_env(
         AIRFLOW_HOME=str(tmp_path / "airflow"),
         AIRFLOW__CORE__DAGS_FOLDER=str(DAGS),
@@ -104,26 +103,52 @@ def test_a_day_of_the_orders_pipeline_runs_through_airflow(spark, target, tmp_pa
         LAKEHOUSE_HOME=str(home),
         LAKEHOUSE_SCHEMA="analytics",
     )
-
-    # the DAG file imports without errors: one DAG per pipeline, retries set
-    loaded = subprocess.run(
-        [str(AIRFLOW_BIN / "python"), "-c", DAGBAG.format(folder=str(DAGS))],
+    # the suite's own target folder (tests/conftest.py) is not the tasks': Cosmos runs each in a
+    # copy of the project and keeps its partial_parse.msgpack from target/ there
+    env.pop("DBT_TARGET_PATH", None)
+    took: dict[str, float] = {}
+    started = time.monotonic()
+    # the metadata database (SQLite), while the manifest is written and the DAG file imported
+    migrate = subprocess.Popen(
+        [str(AIRFLOW_BIN / "airflow"), "db", "migrate"],
         env=env,
         cwd=PROJECT_DIR,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
-        timeout=300,
     )
-    assert loaded.returncode == 0, loaded.stderr[-3000:]
-    bag = json.loads(loaded.stdout.split("DAGBAG ", 1)[1].splitlines()[0])
-    assert bag["errors"] == {}
-    assert bag["dags"] == EXPECTED_DAGS
-    assert bag["retries"] == [2]
+    try:
+        # the manifest Cosmos renders the DAGs from, as `make airflow-manifest` writes it
+        run_dbt(["parse", "--target-path", str(dbt_target)], target)
+        took["dbt parse"] = time.monotonic() - started
 
-    migrated = airflow(env, "db", "migrate")
-    assert migrated.returncode == 0, migrated.stdout[-3000:] + migrated.stderr[-3000:]
+        # the DAG file imports without errors: one DAG per pipeline, retries set
+        loaded = subprocess.run(
+            [str(AIRFLOW_BIN / "python"), "-c", DAGBAG.format(folder=str(DAGS))],
+            env=env,
+            cwd=PROJECT_DIR,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        took["DagBag"] = time.monotonic() - started - took["dbt parse"]
+        assert loaded.returncode == 0, loaded.stderr[-3000:]
+        bag = json.loads(loaded.stdout.split("DAGBAG ", 1)[1].splitlines()[0])
+        assert bag["errors"] == {}
+        assert bag["dags"] == EXPECTED_DAGS
+        assert bag["retries"] == [2]
+        migrated = migrate.communicate(timeout=300)[0]
+        assert migrate.returncode == 0, migrated[-3000:]
+    finally:
+        if migrate.poll() is None:
+            migrate.kill()
+            migrate.communicate()
+    took["until migrated"] = time.monotonic() - started
+
     # a manual run's data interval is the last whole day before its logical date: October 3
     ran = airflow(env, "dags", "test", DAG, "2026-10-04T00:00:00+00:00")
+    took["dags test"] = time.monotonic() - started - took["until migrated"]
+    print("airflow test phases (s): " + json.dumps({k: round(v, 1) for k, v in took.items()}))
     log = ran.stdout + ran.stderr
     assert ran.returncode == 0, log[-6000:]
     assert "state=success" in log and "data_interval_start=2026-10-03 00:00:00+00:00" in log

@@ -13,7 +13,7 @@ no dbt parse while the scheduler loads this file) and gives each task the newest
 partial_parse.msgpack, so a task's dbt reuses the parsed project.
 
 Settings (environment of the scheduler, read when this file is parsed):
-  LAKEHOUSE_PROJECT_DIR     the dbt project (default: two folders above this file's folder)
+  LAKEHOUSE_PROJECT_DIR     the dbt project (default: the repository this file is in)
   LAKEHOUSE_DBT             the dbt executable (default: <project>/.venv/bin/dbt)
   LAKEHOUSE_AIRFLOW_MANIFEST the manifest (default: <project>/target/airflow/manifest.json,
                             `make airflow-manifest`)
@@ -23,6 +23,8 @@ Settings (environment of the scheduler, read when this file is parsed):
                             the tasks inherit with the rest of the scheduler's environment
   LAKEHOUSE_AIRFLOW_RETRIES retries of a failed task (default 2, a minute apart): a retried
                             interval load is safe (idempotent_merge)
+  LAKEHOUSE_AIRFLOW_MAX_ACTIVE_RUNS runs of a DAG at once (catchup, backfills): 3 with a shared
+                            metastore, else 1 (and then one task at a time)
 """
 
 from __future__ import annotations
@@ -32,8 +34,19 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import yaml
-from airflow.timetables.interval import CronDataIntervalTimetable
-from cosmos import (
+
+# Cosmos hashes the dbt project's folder for Airflow 3's DAG versioning on every parse of this
+# file (each of its DAGs). The project is the repository: without these, the hash reads both
+# virtual environments (pyspark's jars alone are hundreds of MB), the warehouses and the jars,
+# seconds per DAG. None of them is dbt project content. Read when cosmos is first imported.
+os.environ.setdefault(
+    "AIRFLOW__COSMOS__PROJECT_HASH_EXCLUDED_DIRS",
+    ".venv,.airflow-venv,.lakehouse,.jars,.pg,.ruff_cache,.pytest_cache,__pycache__,"
+    "src,tools,docs,orchestration,build,dist",
+)
+
+from airflow.timetables.interval import CronDataIntervalTimetable  # noqa: E402
+from cosmos import (  # noqa: E402
     DbtDag,
     ExecutionConfig,
     ExecutionMode,
@@ -54,6 +67,13 @@ MANIFEST = Path(
 )
 TARGET = os.environ.get("LAKEHOUSE_AIRFLOW_TARGET", "local")
 RETRIES = int(os.environ.get("LAKEHOUSE_AIRFLOW_RETRIES", "2"))
+# An embedded Derby metastore admits one process at a time (the adapter refuses a second one in
+# one line): without a shared metastore a DAG runs one task at a time, one run at a time.
+SHARED_METASTORE = bool(os.environ.get("LAKEHOUSE_METASTORE_URL"))
+MAX_ACTIVE_RUNS = int(
+    os.environ.get("LAKEHOUSE_AIRFLOW_MAX_ACTIVE_RUNS", "3" if SHARED_METASTORE else "1")
+)
+MAX_ACTIVE_TASKS = 16 if SHARED_METASTORE else 1
 
 # dbt's --event-time-start/-end take a naive datetime (click.DateTime); Airflow's data interval
 # is in UTC, as the project's sessions are.
@@ -88,7 +108,8 @@ def pipeline_dag(pipeline: str, begin: str) -> DbtDag:
         schedule=CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
         start_date=datetime.fromisoformat(begin).replace(tzinfo=UTC),
         catchup=False,
-        max_active_runs=1,
+        max_active_runs=MAX_ACTIVE_RUNS,
+        max_active_tasks=MAX_ACTIVE_TASKS,
         default_args={"retries": RETRIES, "retry_delay": timedelta(minutes=1)},
         tags=["lakehouse", pipeline],
         project_config=ProjectConfig(
