@@ -24,11 +24,16 @@ Settings (environment of the scheduler, read when this file is parsed):
   LAKEHOUSE_AIRFLOW_RETRIES retries of a failed task (default 2, a minute apart): a retried
                             interval load is safe (idempotent_merge)
   LAKEHOUSE_AIRFLOW_MAX_ACTIVE_RUNS runs of a DAG at once (catchup, backfills): 3 with a shared
-                            metastore, else 1 (and then one task at a time)
+                            metastore, else 1 (and then one task at a time); always 1 for a
+                            pipeline with a model each run rebuilds whole (order_changes:
+                            stg_order_change_lines), and its backfills need --max-active-runs 1
+  LAKEHOUSE_AIRFLOW_POOL    the tasks' Airflow pool (default_pool); with the embedded metastore
+                            a pool of one slot keeps a backfill and scheduled runs apart
 """
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -74,6 +79,11 @@ MAX_ACTIVE_RUNS = int(
     os.environ.get("LAKEHOUSE_AIRFLOW_MAX_ACTIVE_RUNS", "3" if SHARED_METASTORE else "1")
 )
 MAX_ACTIVE_TASKS = 16 if SHARED_METASTORE else 1
+# The limits above are per DAG run for a backfill's runs and a scheduled run side by side: an
+# Airflow pool of one slot (`airflow pools set lakehouse_embedded 1 "..."`) serializes every
+# task on the embedded metastore. Without it, a task that finds the metastore in use fails in
+# one line and is retried.
+POOL = os.environ.get("LAKEHOUSE_AIRFLOW_POOL", "default_pool")
 
 # dbt's --event-time-start/-end take a naive datetime (click.DateTime); Airflow's data interval
 # is in UTC, as the project's sessions are.
@@ -98,8 +108,26 @@ def pipelines() -> dict[str, str]:
     }
 
 
-def pipeline_dag(pipeline: str, begin: str) -> DbtDag:
-    """The pipeline's models, and the seeds they read, one `dbt build` task each."""
+def rebuilt_models() -> dict[str, list[str]]:
+    """Per pipeline, its models that every run rebuilds whole (materialized table or view, such
+    as stg_order_change_lines): they hold one run's interval only, so a run of the pipeline
+    must not overlap another one (the next model of one run would read the other's)."""
+    nodes = json.loads(MANIFEST.read_text())["nodes"].values()
+    rebuilt: dict[str, list[str]] = {}
+    for node in nodes:
+        path = Path(node["original_file_path"]).parts
+        whole = node["resource_type"] == "model" and node["config"]["materialized"] in (
+            "table",
+            "view",
+        )
+        if whole and len(path) > 2 and path[0] == "models":
+            rebuilt.setdefault(path[1], []).append(node["name"])
+    return rebuilt
+
+
+def pipeline_dag(pipeline: str, begin: str, serial: bool) -> DbtDag:
+    """The pipeline's models, and the seeds they read, one `dbt build` task each; one run at a
+    time when serial."""
     return DbtDag(
         dag_id=f"lakehouse_{pipeline}",
         description=f"dbt build of models/{pipeline}, one daily interval per run",
@@ -108,7 +136,7 @@ def pipeline_dag(pipeline: str, begin: str) -> DbtDag:
         schedule=CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
         start_date=datetime.fromisoformat(begin).replace(tzinfo=UTC),
         catchup=False,
-        max_active_runs=MAX_ACTIVE_RUNS,
+        max_active_runs=1 if serial else MAX_ACTIVE_RUNS,
         max_active_tasks=MAX_ACTIVE_TASKS,
         default_args={"retries": RETRIES, "retry_delay": timedelta(minutes=1)},
         tags=["lakehouse", pipeline],
@@ -135,6 +163,7 @@ def pipeline_dag(pipeline: str, begin: str) -> DbtDag:
         operator_args={
             "dbt_cmd_flags": INTERVAL_FLAGS,
             "install_deps": False,
+            "pool": POOL,
             # the scheduler's environment (JAVA_HOME, the metastore's settings), plus the
             # project's folders as make sets them
             "append_env": True,
@@ -148,5 +177,8 @@ def pipeline_dag(pipeline: str, begin: str) -> DbtDag:
     )
 
 
+_rebuilt = rebuilt_models()
 for _pipeline, _begin in pipelines().items():
-    globals()[f"lakehouse_{_pipeline}"] = pipeline_dag(_pipeline, _begin)
+    globals()[f"lakehouse_{_pipeline}"] = pipeline_dag(
+        _pipeline, _begin, serial=_pipeline in _rebuilt
+    )
