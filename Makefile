@@ -34,7 +34,8 @@ PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
 .PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench \
-	serve serve-iceberg pg pg-stop docs bench-server bench-age wheel clean airflow airflow-manifest
+	serve serve-iceberg pg pg-stop docs bench-server bench-age wheel clean airflow airflow-manifest \
+	airflow-demo
 
 # The product (dbt-lakehouse, src/) and the repository's tooling (retry-safe-tools, tools/),
 # both editable, over the locked dependencies; built without isolation, with the locked
@@ -67,6 +68,14 @@ airflow: $(AIRFLOW_STAMP)
 # project, again after any change to models/, seeds/ or dbt_project.yml
 airflow-manifest: install
 	$(BIN)/dbt parse --target-path target/airflow
+
+# A real Airflow (scheduler, API server; metadata and Spark metastore on a PostgreSQL server of
+# its own) backfills the reference days, several runs at once, one task's dbt SIGKILLed; the
+# tables, the interval ledger and the attempts checked (tools/retry_safe/airflow_demo.py).
+# AIRFLOW_DEMO_ARGS: --max-active-runs N, --target local_iceberg, --no-kill, ...
+AIRFLOW_DEMO_ARGS ?=
+airflow-demo: java $(AIRFLOW_STAMP)
+	$(BIN)/python -m retry_safe.airflow_demo $(AIRFLOW_DEMO_ARGS)
 
 install: $(STAMP) jars
 

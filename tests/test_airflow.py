@@ -1,9 +1,15 @@
 """The Airflow deployment (orchestration/airflow/) schedules the pipelines for real: its DAG file
 imports without errors in Airflow's own virtual environment (.airflow-venv, `make airflow`), and
 one day of the orders pipeline runs end to end through `airflow dags test` (a SQLite metadata
-database in a temporary AIRFLOW_HOME): Cosmos runs each model's `dbt build` with the project's
-dbt, the run's data interval given as dbt's event-time flags, and the tables hold exactly the
-reference document's rows of that day (support/expected.py).
+database in a temporary AIRFLOW_HOME): Cosmos runs each model's `dbt build` of the shipped DAG
+file, the run's data interval given as dbt's event-time flags, and the tables hold exactly the
+reference document's rows of that day (support/expected.py). A day without its file fails in
+the strategy's one line, in the task's log, and writes nothing.
+
+The tasks run the warm path the deployment documents for many small tasks: a lakehouse server
+(`lakehouse serve`, one JVM, started while the manifest is written and the metadata database
+migrated) and the package's warm runner (LAKEHOUSE_DBT="lakehouse dbt",
+LAKEHOUSE_AIRFLOW_TARGET=server): no task starts a JVM of its own, which was 16 s a task.
 
 Delta only: the DAG hands the interval to the same dbt commands on either format, which the
 pipelines' own tests cover on both.
@@ -14,36 +20,36 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
+import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from support.expected import ORDER_COLUMNS, ORDERS_AFTER_OCT_3, REJECTED, REJECTED_COLUMNS
-from support.processes import step_env
+from support.processes import free_ports, step_env
 
-from retry_safe.project import PROJECT_DIR, run_dbt
+from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, SERVER_TARGETS, run_dbt
+from retry_safe.server_process import spawn, spawn_runner, stop
 
 pytestmark = pytest.mark.format_independent(run_in="local")
 
 AIRFLOW_BIN = PROJECT_DIR / ".airflow-venv" / "bin"
 DAGS = PROJECT_DIR / "orchestration" / "airflow" / "dags"
 DAG = "lakehouse_order_changes"
-# What the DAG file must define: one DAG per pipeline of dbt_project.yml, each model (and seed)
-# one `dbt build` task.
+# What the DAG file must define: one DAG per pipeline of dbt_project.yml, each model one
+# `dbt build` task, and the seeds' DAG.
 EXPECTED_DAGS = {
     "lakehouse_cart_abandonment": [
         "retail_daily_product_cart_abandonment_df_model_build",
         "retail_daily_product_cart_abandonment_model_build",
-        "retail_session_products_seed_build",
     ],
     "lakehouse_customer_balances": [
-        "customer_balance_batches_seed_build",
         "customer_balances_additive_model_build",
         "customer_balances_versioned_model_build",
-        "customer_versions_seed_build",
     ],
     "lakehouse_f1_drivers": [
-        "f1_driver_batches_seed_build",
         "f1_drivers_merge_df_model_build",
         "f1_drivers_merge_model_build",
     ],
@@ -51,6 +57,12 @@ EXPECTED_DAGS = {
         "orders_model_build",
         "rejected_orders_model_build",
         "stg_order_change_lines_model_build",
+    ],
+    "lakehouse_seeds": [
+        "customer_balance_batches_seed_build",
+        "customer_versions_seed_build",
+        "f1_driver_batches_seed_build",
+        "retail_session_products_seed_build",
     ],
 }
 DAGBAG = """
@@ -63,6 +75,13 @@ print("DAGBAG " + json.dumps({{
     "retries": sorted({{t.retries for dag in bag.dags.values() for t in dag.tasks}}),
 }}))
 """
+TOKEN = "token-for-the-airflow-test"
+FULL_PARSE = "Unable to do partial parsing"
+# the strategy's refusal of a day without its change file (models/order_changes)
+NO_FILE = (
+    "analytics.stg_order_change_lines: no change file for "
+    "landing/orders/order_changes_20261005.csv. Nothing was loaded."
+)
 
 if not (AIRFLOW_BIN / "airflow").is_file():
     pytest.skip(
@@ -85,14 +104,19 @@ def airflow(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
 
 def delta_rows(spark, folder: Path, columns: list[str]) -> list[tuple]:
     """A Delta table's rows, read from its folder (the suite's own session: the warehouse's
-    Derby metastore belongs to the Airflow tasks' processes)."""
+    metastore belongs to the lakehouse server)."""
     table = spark.read.format("delta").load(str(folder))
     return sorted(tuple(row) for row in table.select(*columns).collect())
 
 
-def test_a_day_of_the_orders_pipeline_runs_through_airflow(spark, target, tmp_path, json_artifacts):
+def test_a_day_of_the_orders_pipeline_runs_through_airflow(
+    spark, target, table_format, tmp_path, json_artifacts
+):
     home = tmp_path / "lakehouse"
     dbt_target = tmp_path / "dbt-target"
+    # a Unix socket's path has to be short: not under pytest's tmp_path
+    sockets = Path(tempfile.mkdtemp(prefix="airflow-test-"))
+    connect_port, thrift_port = free_ports()
     env = step_env(
         AIRFLOW_HOME=str(tmp_path / "airflow"),
         AIRFLOW__CORE__DAGS_FOLDER=str(DAGS),
@@ -100,8 +124,15 @@ def test_a_day_of_the_orders_pipeline_runs_through_airflow(spark, target, tmp_pa
         AIRFLOW__COSMOS__ENABLE_TELEMETRY="False",
         AIRFLOW__COSMOS__CACHE_DIR=str(tmp_path / "cosmos"),
         LAKEHOUSE_AIRFLOW_MANIFEST=str(dbt_target / "manifest.json"),
-        LAKEHOUSE_AIRFLOW_TARGET=target,
         LAKEHOUSE_HOME=str(home),
+        # the warm path: the tasks' dbt from the package's runner, on the lakehouse server
+        LAKEHOUSE_AIRFLOW_TARGET=SERVER_TARGETS[table_format],
+        LAKEHOUSE_DBT=f"{Path(sys.executable).with_name('lakehouse')} dbt",
+        LAKEHOUSE_RUNNER_SOCKET=str(sockets / "runner.sock"),
+        LAKEHOUSE_CONNECT_PORT=str(connect_port),
+        LAKEHOUSE_THRIFT_PORT=str(thrift_port),
+        LAKEHOUSE_SERVER_TOKEN=TOKEN,
+        LAKEHOUSE_THRIFT_PASSWORD=TOKEN,
     )
     # the suite's own target folder (tests/conftest.py) is not the tasks': Cosmos runs each in a
     # copy of the project and keeps its partial_parse.msgpack from target/ there
@@ -110,7 +141,11 @@ def test_a_day_of_the_orders_pipeline_runs_through_airflow(spark, target, tmp_pa
     env.pop("LAKEHOUSE_SCHEMA", None)
     took: dict[str, float] = {}
     started = time.monotonic()
-    # the metadata database (SQLite), while the manifest is written and the DAG file imported
+    # the lakehouse server and the warm runner start, and the metadata database (SQLite) is
+    # migrated, while the manifest is written and the DAG file imported
+    pool = ThreadPoolExecutor(max_workers=2)
+    server = pool.submit(spawn, EMBEDDED_TARGETS[table_format], env, home / "logs")
+    runner = pool.submit(spawn_runner, sockets / "runner.sock", env, home / "logs")
     migrate = subprocess.Popen(
         [str(AIRFLOW_BIN / "airflow"), "db", "migrate"],
         env=env,
@@ -127,7 +162,7 @@ def test_a_day_of_the_orders_pipeline_runs_through_airflow(spark, target, tmp_pa
         shutil.copy(suite_target / "manifest.json", dbt_target / "manifest.json")
         took["dbt parse"] = time.monotonic() - started
 
-        # the DAG file imports without errors: one DAG per pipeline, retries set
+        # the DAG file imports without errors: one DAG per pipeline and the seeds', retries set
         loaded = subprocess.run(
             [str(AIRFLOW_BIN / "python"), "-c", DAGBAG.format(folder=str(DAGS))],
             env=env,
@@ -136,7 +171,7 @@ def test_a_day_of_the_orders_pipeline_runs_through_airflow(spark, target, tmp_pa
             text=True,
             timeout=300,
         )
-        took["DagBag"] = time.monotonic() - started - took["dbt parse"]
+        took["DagBag"] = time.monotonic() - started
         assert loaded.returncode == 0, loaded.stderr[-3000:]
         bag = json.loads(loaded.stdout.split("DAGBAG ", 1)[1].splitlines()[0])
         assert bag["errors"] == {}
@@ -144,30 +179,62 @@ def test_a_day_of_the_orders_pipeline_runs_through_airflow(spark, target, tmp_pa
         assert bag["retries"] == [2]
         migrated = migrate.communicate(timeout=300)[0]
         assert migrate.returncode == 0, migrated[-3000:]
+        took["migrated"] = time.monotonic() - started
+        server.result(timeout=300)
+        runner.result(timeout=300)
+        took["server up"] = time.monotonic() - started
+
+        # a manual run's data interval is the last whole day before its logical date: October 3
+        ran = airflow(env, "dags", "test", DAG, "2026-10-04T00:00:00+00:00")
+        took["dags test"] = time.monotonic() - started
+        log = ran.stdout + ran.stderr
+        (tmp_path / "dags-test.log").write_text(log)
+        assert ran.returncode == 0, log[-6000:]
+        assert "state=success" in log and "data_interval_start=2026-10-03 00:00:00+00:00" in log
+        # each model's task ran `dbt build` through the warm runner, with the interval as dbt's
+        # event-time flags, no vars
+        for model in ("stg_order_change_lines", "rejected_orders", "orders"):
+            assert (
+                f"'dbt', 'build', '--select', 'fqn:retry_safe.order_changes.{model}', "
+                "'--event-time-start', '2026-10-03T00:00:00', "
+                "'--event-time-end', '2026-10-04T00:00:00'"
+            ) in log
+        assert "--vars" not in log
+        # the first task parsed the project (Cosmos' cache is new: dbt says why, a line a
+        # reason), the next ones reused the partial parse it left
+        tasks = log.split("Running command: ")[1:]
+        assert len(tasks) == 3
+        assert [FULL_PARSE in task for task in tasks] == [True, False, False]
+
+        warehouse = home / table_format / "warehouse" / "analytics.db"
+        orders = delta_rows(spark, warehouse / "orders", ORDER_COLUMNS)
+        assert orders == sorted(ORDERS_AFTER_OCT_3)
+        assert delta_rows(spark, warehouse / "rejected_orders", REJECTED_COLUMNS) == REJECTED
+
+        # October 5 has no change file: the staging task fails in the strategy's one line, in
+        # its Airflow log, without a retry; nothing is written
+        refused = airflow(
+            {**env, "LAKEHOUSE_AIRFLOW_RETRIES": "0"},
+            "dags",
+            "test",
+            DAG,
+            "2026-10-06T00:00:00+00:00",
+        )
+        took["refused day"] = time.monotonic() - started
+        log = refused.stdout + refused.stderr
+        assert refused.returncode == 1, log[-6000:]
+        assert "state=failed" in log and NO_FILE in log
+        assert delta_rows(spark, warehouse / "orders", ORDER_COLUMNS) == orders
     finally:
+        print(
+            "airflow test, seconds since start: "
+            + json.dumps({k: round(v, 1) for k, v in took.items()})
+        )
         if migrate.poll() is None:
             migrate.kill()
             migrate.communicate()
-    took["until migrated"] = time.monotonic() - started
-
-    # a manual run's data interval is the last whole day before its logical date: October 3
-    ran = airflow(env, "dags", "test", DAG, "2026-10-04T00:00:00+00:00")
-    took["dags test"] = time.monotonic() - started - took["until migrated"]
-    print("airflow test phases (s): " + json.dumps({k: round(v, 1) for k, v in took.items()}))
-    log = ran.stdout + ran.stderr
-    assert ran.returncode == 0, log[-6000:]
-    assert "state=success" in log and "data_interval_start=2026-10-03 00:00:00+00:00" in log
-    # each model's task ran `dbt build` with the interval as dbt's event-time flags, no vars
-    for model in ("stg_order_change_lines", "rejected_orders", "orders"):
-        assert (
-            f"'build', '--select', 'fqn:retry_safe.order_changes.{model}', "
-            "'--event-time-start', '2026-10-03T00:00:00', "
-            "'--event-time-end', '2026-10-04T00:00:00'"
-        ) in log
-    assert "--vars" not in log
-    # the first task parsed the project (Cosmos' cache is new), the next ones reused it
-    assert log.count("Unable to do partial parsing") == 1
-
-    warehouse = home / "delta" / "warehouse" / "analytics.db"
-    assert delta_rows(spark, warehouse / "orders", ORDER_COLUMNS) == sorted(ORDERS_AFTER_OCT_3)
-    assert delta_rows(spark, warehouse / "rejected_orders", REJECTED_COLUMNS) == REJECTED
+        for process in (runner, server):
+            if process.exception() is None:
+                stop(process.result())
+        pool.shutdown()
+        shutil.rmtree(sockets, ignore_errors=True)

@@ -141,9 +141,12 @@ def require_free(port: int) -> None:
             ) from None
 
 
-def start(folder: Path, port: int | None = None) -> dict[str, str]:
+def start(
+    folder: Path, port: int | None = None, settings: dict[str, str] | None = None
+) -> dict[str, str]:
     """A new cluster in folder (which must not hold one), started on port (default: a free
-    one); the metastore's environment."""
+    one) with the server settings given (`max_connections`, ...); the metastore's
+    environment."""
     folder = folder.resolve()
     if (folder / "data").exists():
         raise RuntimeError(f"{folder} already holds a PostgreSQL cluster: stop it, or remove it")
@@ -180,7 +183,8 @@ def start(folder: Path, port: int | None = None) -> dict[str, str]:
             str(folder / "server.log"),
             "-w",
             "-o",
-            f"-p {port} -k {folder} -c listen_addresses=127.0.0.1",
+            f"-p {port} -k {folder} -c listen_addresses=127.0.0.1"
+            + "".join(f" -c {key}={value}" for key, value in (settings or {}).items()),
             "start",
         ],  # fmt: skip
         folder,
@@ -188,12 +192,12 @@ def start(folder: Path, port: int | None = None) -> dict[str, str]:
     psql(folder, "postgres", f"create role {LOGIN} login password '{password}'")
     psql(folder, "postgres", f"create database {DATABASE}")
     psql(folder, DATABASE, f"create schema {LOGIN} authorization {LOGIN}")
-    settings = environment(port, password)
+    exported = environment(port, password)
     settings_file(folder).write_text(
-        "".join(f"export {key}={value}\n" for key, value in settings.items())
+        "".join(f"export {key}={value}\n" for key, value in exported.items())
     )
     settings_file(folder).chmod(0o600)
-    return settings
+    return exported
 
 
 def stop(folder: Path) -> None:

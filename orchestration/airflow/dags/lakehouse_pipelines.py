@@ -6,6 +6,11 @@ tests run, and the project's on-run-end hook publishes it (write-audit-publish).
 the run's data interval, handed to dbt as its event-time flags (Airflow renders the templates
 into the task's command), never as --vars, which would make dbt parse the project again.
 
+The seeds are one DAG of their own, lakehouse_seeds, unscheduled: trigger it once before the
+pipelines' first runs and again when a seed file changes. A seed is reloaded by truncating and
+inserting, not in one commit: in every run of a pipeline, two runs at once would load it twice
+and a model would read it half loaded.
+
 Airflow lives in its own virtual environment (orchestration/airflow/requirements.lock); dbt is
 the project's, in .venv (ExecutionConfig's dbt_executable_path): neither side's pins constrain
 the other. Cosmos reads the task graph from a manifest `dbt parse` wrote (LoadMode.DBT_MANIFEST:
@@ -14,15 +19,22 @@ partial_parse.msgpack, so a task's dbt reuses the parsed project.
 
 Settings (environment of the scheduler, read when this file is parsed):
   LAKEHOUSE_PROJECT_DIR     the dbt project (default: the repository this file is in)
-  LAKEHOUSE_DBT             the dbt executable (default: <project>/.venv/bin/dbt)
+  LAKEHOUSE_DBT             the dbt command (default: <project>/.venv/bin/dbt); a command
+                            line is split, so "<venv>/bin/lakehouse dbt" runs each task's dbt
+                            from the package's warm runner (`lakehouse runner`, with a
+                            lakehouse server and LAKEHOUSE_AIRFLOW_TARGET=server: no JVM per
+                            task)
   LAKEHOUSE_AIRFLOW_MANIFEST the manifest (default: <project>/target/airflow/manifest.json,
                             `make airflow-manifest`)
   LAKEHOUSE_AIRFLOW_TARGET  the dbt target (default: local, Delta; local_iceberg for Iceberg).
                             Tasks that run at the same time need a shared metastore:
                             LAKEHOUSE_METASTORE_URL / _USER / _PASSWORD (`make pg`), which
                             the tasks inherit with the rest of the scheduler's environment
-  LAKEHOUSE_AIRFLOW_RETRIES retries of a failed task (default 2, a minute apart): a retried
-                            interval load is safe (idempotent_merge)
+  LAKEHOUSE_AIRFLOW_RETRIES retries of a failed task (default 2): a retried interval load is
+                            safe (idempotent_merge)
+  LAKEHOUSE_AIRFLOW_RETRY_DELAY seconds before a retry (default 60)
+  LAKEHOUSE_AIRFLOW_END_DATE the DAGs' end_date (default none): a past day stops the
+                            scheduler's own daily runs, backfills of days up to it still run
   LAKEHOUSE_AIRFLOW_MAX_ACTIVE_RUNS runs of a DAG at once (catchup, backfills): 3 with a shared
                             metastore, else 1 (and then one task at a time); always 1 for a
                             pipeline with a model each run rebuilds whole (order_changes:
@@ -35,6 +47,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -66,12 +79,17 @@ from cosmos import (  # noqa: E402
 PROJECT = Path(
     os.environ.get("LAKEHOUSE_PROJECT_DIR", Path(__file__).resolve().parents[3])
 ).resolve()
-DBT = os.environ.get("LAKEHOUSE_DBT", str(PROJECT / ".venv" / "bin" / "dbt"))
+# the executable, then what comes before dbt's own arguments (`lakehouse dbt`: "dbt")
+DBT, *DBT_PREFIX = shlex.split(
+    os.environ.get("LAKEHOUSE_DBT", shlex.quote(str(PROJECT / ".venv" / "bin" / "dbt")))
+)
 MANIFEST = Path(
     os.environ.get("LAKEHOUSE_AIRFLOW_MANIFEST", PROJECT / "target" / "airflow" / "manifest.json")
 )
 TARGET = os.environ.get("LAKEHOUSE_AIRFLOW_TARGET", "local")
 RETRIES = int(os.environ.get("LAKEHOUSE_AIRFLOW_RETRIES", "2"))
+RETRY_DELAY = timedelta(seconds=int(os.environ.get("LAKEHOUSE_AIRFLOW_RETRY_DELAY", "60")))
+END_DATE = os.environ.get("LAKEHOUSE_AIRFLOW_END_DATE")
 # An embedded Derby metastore admits one process at a time (the adapter refuses a second one in
 # one line): without a shared metastore a DAG runs one task at a time, one run at a time.
 SHARED_METASTORE = bool(os.environ.get("LAKEHOUSE_METASTORE_URL"))
@@ -94,6 +112,11 @@ INTERVAL_FLAGS = [
     "--event-time-end",
     "{{ data_interval_end.in_timezone('UTC').strftime('" + EVENT_TIME + "') }}",
 ]
+
+
+def day(text: str) -> datetime:
+    """Midnight UTC of an ISO date."""
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
 def pipelines() -> dict[str, str]:
@@ -125,21 +148,11 @@ def rebuilt_models() -> dict[str, list[str]]:
     return rebuilt
 
 
-def pipeline_dag(pipeline: str, begin: str, serial: bool) -> DbtDag:
-    """The pipeline's models, and the seeds they read, one `dbt build` task each; one run at a
-    time when serial."""
+def dbt_dag(dag_id: str, select: str, flags: list[str], **dag) -> DbtDag:
+    """The selected nodes, one `dbt build` task each, with the project's dbt and profile."""
     return DbtDag(
-        dag_id=f"lakehouse_{pipeline}",
-        description=f"dbt build of models/{pipeline}, one daily interval per run",
-        # [midnight, next midnight) UTC: a run's data interval is the day it loads (Airflow
-        # 3's "@daily" alone would be a trigger timetable with an empty interval)
-        schedule=CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
-        start_date=datetime.fromisoformat(begin).replace(tzinfo=UTC),
-        catchup=False,
-        max_active_runs=1 if serial else MAX_ACTIVE_RUNS,
-        max_active_tasks=MAX_ACTIVE_TASKS,
-        default_args={"retries": RETRIES, "retry_delay": timedelta(minutes=1)},
-        tags=["lakehouse", pipeline],
+        dag_id=dag_id,
+        default_args={"retries": RETRIES, "retry_delay": RETRY_DELAY},
         project_config=ProjectConfig(
             dbt_project_path=PROJECT,
             manifest_path=MANIFEST,
@@ -158,10 +171,11 @@ def pipeline_dag(pipeline: str, begin: str, serial: bool) -> DbtDag:
         render_config=RenderConfig(
             load_method=LoadMode.DBT_MANIFEST,
             test_behavior=TestBehavior.BUILD,
-            select=[f"+path:models/{pipeline}"],
+            select=[select],
         ),
         operator_args={
-            "dbt_cmd_flags": INTERVAL_FLAGS,
+            "dbt_cmd_global_flags": DBT_PREFIX,
+            "dbt_cmd_flags": flags,
             "install_deps": False,
             "pool": POOL,
             # the scheduler's environment (JAVA_HOME, the metastore's settings), plus the
@@ -174,6 +188,42 @@ def pipeline_dag(pipeline: str, begin: str, serial: bool) -> DbtDag:
                 "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
             },
         },
+        **dag,
+    )
+
+
+def pipeline_dag(pipeline: str, begin: str, serial: bool) -> DbtDag:
+    """The pipeline's models, one `dbt build` task each on the run's day; one run at a time when
+    serial."""
+    return dbt_dag(
+        f"lakehouse_{pipeline}",
+        select=f"path:models/{pipeline}",
+        flags=INTERVAL_FLAGS,
+        description=f"dbt build of models/{pipeline}, one daily interval per run",
+        # [midnight, next midnight) UTC: a run's data interval is the day it loads (Airflow
+        # 3's "@daily" alone would be a trigger timetable with an empty interval)
+        schedule=CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
+        start_date=day(begin),
+        end_date=day(END_DATE) if END_DATE else None,
+        catchup=False,
+        max_active_runs=1 if serial else MAX_ACTIVE_RUNS,
+        max_active_tasks=MAX_ACTIVE_TASKS,
+        tags=["lakehouse", pipeline],
+    )
+
+
+def seeds_dag() -> DbtDag:
+    """Every seed, one `dbt build` task each (the seed and its tests), triggered by hand: once
+    before the pipelines' first runs, again when a seed file changes."""
+    return dbt_dag(
+        "lakehouse_seeds",
+        select="path:seeds",
+        flags=[],
+        description="dbt build of the seeds the pipelines read: trigger before their first runs",
+        schedule=None,
+        max_active_runs=1,
+        max_active_tasks=MAX_ACTIVE_TASKS,
+        tags=["lakehouse", "seeds"],
     )
 
 
@@ -182,3 +232,4 @@ for _pipeline, _begin in pipelines().items():
     globals()[f"lakehouse_{_pipeline}"] = pipeline_dag(
         _pipeline, _begin, serial=_pipeline in _rebuilt
     )
+lakehouse_seeds = seeds_dag()
