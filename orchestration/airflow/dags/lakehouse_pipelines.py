@@ -56,12 +56,15 @@ import yaml
 # Cosmos hashes the dbt project's folder for Airflow 3's DAG versioning on every parse of this
 # file (each of its DAGs). The project is the repository: without these, the hash reads both
 # virtual environments (pyspark's jars alone are hundreds of MB), the warehouses and the jars,
-# seconds per DAG. None of them is dbt project content. Read when cosmos is first imported.
-os.environ.setdefault(
-    "AIRFLOW__COSMOS__PROJECT_HASH_EXCLUDED_DIRS",
+# seconds per DAG, and fails on a socket file in a warehouse folder. None of them is dbt project
+# content. Set before cosmos is imported, for a process that has not imported it yet (the DAG
+# processor), and on cosmos' settings below, for one that has (a task process: Airflow's
+# provider manager imports cosmos before the DAG file).
+HASH_EXCLUDED = (
     ".venv,.airflow-venv,.lakehouse,.jars,.pg,.ruff_cache,.pytest_cache,__pycache__,"
-    "src,tools,docs,orchestration,build,dist",
+    "src,tools,docs,orchestration,build,dist"
 )
+os.environ.setdefault("AIRFLOW__COSMOS__PROJECT_HASH_EXCLUDED_DIRS", HASH_EXCLUDED)
 
 from airflow.timetables.interval import CronDataIntervalTimetable  # noqa: E402
 from cosmos import (  # noqa: E402
@@ -75,6 +78,10 @@ from cosmos import (  # noqa: E402
     RenderConfig,
     TestBehavior,
 )
+from cosmos import settings as cosmos_settings  # noqa: E402
+from cosmos.constants import TestIndirectSelection  # noqa: E402
+
+cosmos_settings.project_hash_excluded_dirs |= frozenset(HASH_EXCLUDED.split(","))
 
 PROJECT = Path(
     os.environ.get("LAKEHOUSE_PROJECT_DIR", Path(__file__).resolve().parents[3])
@@ -167,6 +174,10 @@ def dbt_dag(dag_id: str, select: str, flags: list[str], **dag) -> DbtDag:
             execution_mode=ExecutionMode.LOCAL,
             invocation_mode=InvocationMode.SUBPROCESS,
             dbt_executable_path=DBT,
+            # a model's task runs the tests of that model alone, not those that compare it with
+            # another model (same_rows_as of a model and its DataFrame twin): in parallel tasks
+            # and runs the other model is at another day
+            test_indirect_selection=TestIndirectSelection.CAUTIOUS,
         ),
         render_config=RenderConfig(
             load_method=LoadMode.DBT_MANIFEST,
