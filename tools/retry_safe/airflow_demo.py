@@ -18,7 +18,7 @@ the parallel tasks share, the warehouse, AIRFLOW_HOME and its logs. Then:
    strategy does not absorb), then its other days with up to N runs at once
    (--max-active-runs, never more than its DAG allows); the DAGs' end_date is the last day, so
    the scheduler adds no run of its own;
-4. one task's dbt (--kill, default f1_drivers_merge on November 2) SIGKILLed once its model
+4. one task's dbt (--kill, default the F1 pipeline's on November 2) SIGKILLed once its model
    has started: Airflow retries it;
 5. the checks: every run succeeded, no task but the killed one needed a second attempt (none
    failed on a conflict), every table holds the reference rows, and `lakehouse intervals
@@ -60,7 +60,7 @@ DAYS = {
     "lakehouse_customer_balances": ("2026-11-01", "2026-11-02"),
 }
 SEEDS_DAG = "lakehouse_seeds"
-DEFAULT_KILL = "lakehouse_f1_drivers.f1_drivers_merge_model_build@2026-11-02"
+DEFAULT_KILL = "lakehouse_f1_drivers.f1_drivers_build@2026-11-02"
 # what the strategy logs when it merged again after another writer's commit
 ABSORBED = re.compile(r"committed on attempt (\d) of \d after a concurrent commit")
 FULL_PARSE = "Unable to do partial parsing"
@@ -397,12 +397,16 @@ class Demo:
         ]
         if not logs:
             return
-        model = task.rsplit("_", 2)[0]
+        # a model's task selects fqn:...<model>, a whole pipeline's path:models/<pipeline>
+        if task.endswith("_model_build"):
+            selected = f".{task.removesuffix('_model_build')}"
+        else:
+            selected = f"path:models/{task.removesuffix('_build')}"
         for pid in map(int, filter(str.isdigit, os.listdir("/proc"))):
             argv = command_line(pid)
             if (
                 "build" in argv
-                and any(arg.endswith(f".{model}") for arg in argv)
+                and any(arg.endswith(selected) for arg in argv)
                 and "--event-time-start" in argv
                 and argv[argv.index("--event-time-start") + 1] == f"{day}T00:00:00"
                 and any(Path(arg).name in ("dbt", "lakehouse") for arg in argv[:3])

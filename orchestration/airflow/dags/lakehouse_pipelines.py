@@ -66,6 +66,7 @@ HASH_EXCLUDED = (
 )
 os.environ.setdefault("AIRFLOW__COSMOS__PROJECT_HASH_EXCLUDED_DIRS", HASH_EXCLUDED)
 
+from airflow.sdk import DAG  # noqa: E402
 from airflow.timetables.interval import CronDataIntervalTimetable  # noqa: E402
 from cosmos import (  # noqa: E402
     DbtDag,
@@ -78,8 +79,9 @@ from cosmos import (  # noqa: E402
     RenderConfig,
     TestBehavior,
 )
+from cosmos import cache as cosmos_cache  # noqa: E402
 from cosmos import settings as cosmos_settings  # noqa: E402
-from cosmos.constants import TestIndirectSelection  # noqa: E402
+from cosmos.operators.local import DbtBuildLocalOperator  # noqa: E402
 
 cosmos_settings.project_hash_excluded_dirs |= frozenset(HASH_EXCLUDED.split(","))
 
@@ -155,6 +157,33 @@ def rebuilt_models() -> dict[str, list[str]]:
     return rebuilt
 
 
+def profile_config() -> ProfileConfig:
+    return ProfileConfig(
+        profile_name="retry_safe",
+        target_name=TARGET,
+        profiles_yml_filepath=PROJECT / "profiles" / "profiles.yml",
+    )
+
+
+def operator_args(flags: list[str]) -> dict:
+    """Each task's dbt: its command, flags, pool and environment."""
+    return {
+        "dbt_cmd_global_flags": DBT_PREFIX,
+        "dbt_cmd_flags": flags,
+        "install_deps": False,
+        "pool": POOL,
+        # the scheduler's environment (JAVA_HOME, the metastore's settings), plus the project's
+        # folders as make sets them
+        "append_env": True,
+        "env": {
+            "DBT_PROFILES_DIR": str(PROJECT / "profiles"),
+            "LAKEHOUSE_HOME": os.environ.get("LAKEHOUSE_HOME", str(PROJECT / ".lakehouse")),
+            "LAKEHOUSE_JARS_DIR": os.environ.get("LAKEHOUSE_JARS_DIR", str(PROJECT / ".jars")),
+            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        },
+    }
+
+
 def dbt_dag(dag_id: str, select: str, flags: list[str], **dag) -> DbtDag:
     """The selected nodes, one `dbt build` task each, with the project's dbt and profile."""
     return DbtDag(
@@ -165,42 +194,78 @@ def dbt_dag(dag_id: str, select: str, flags: list[str], **dag) -> DbtDag:
             manifest_path=MANIFEST,
             partial_parse=True,
         ),
-        profile_config=ProfileConfig(
-            profile_name="retry_safe",
-            target_name=TARGET,
-            profiles_yml_filepath=PROJECT / "profiles" / "profiles.yml",
-        ),
+        profile_config=profile_config(),
         execution_config=ExecutionConfig(
             execution_mode=ExecutionMode.LOCAL,
             invocation_mode=InvocationMode.SUBPROCESS,
             dbt_executable_path=DBT,
-            # a model's task runs the tests of that model alone, not those that compare it with
-            # another model (same_rows_as of a model and its DataFrame twin): in parallel tasks
-            # and runs the other model is at another day
-            test_indirect_selection=TestIndirectSelection.CAUTIOUS,
         ),
         render_config=RenderConfig(
             load_method=LoadMode.DBT_MANIFEST,
             test_behavior=TestBehavior.BUILD,
             select=[select],
         ),
-        operator_args={
-            "dbt_cmd_global_flags": DBT_PREFIX,
-            "dbt_cmd_flags": flags,
-            "install_deps": False,
-            "pool": POOL,
-            # the scheduler's environment (JAVA_HOME, the metastore's settings), plus the
-            # project's folders as make sets them
-            "append_env": True,
-            "env": {
-                "DBT_PROFILES_DIR": str(PROJECT / "profiles"),
-                "LAKEHOUSE_HOME": os.environ.get("LAKEHOUSE_HOME", str(PROJECT / ".lakehouse")),
-                "LAKEHOUSE_JARS_DIR": os.environ.get("LAKEHOUSE_JARS_DIR", str(PROJECT / ".jars")),
-                "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-            },
-        },
+        operator_args=operator_args(flags),
         **dag,
     )
+
+
+def joined_pipelines() -> set[str]:
+    """The pipelines with a data test of two of their models (same_rows_as of a SQL model and
+    its DataFrame twin): a build of one of them runs it against the other, which must be at
+    the same day, and an audited model is refused a build without all its tests."""
+    nodes = json.loads(MANIFEST.read_text())["nodes"].values()
+    folder = {
+        node["unique_id"]: Path(node["original_file_path"]).parts[1]
+        for node in nodes
+        if node["resource_type"] == "model"
+    }
+    joined = set()
+    for node in nodes:
+        models = [folder[n] for n in node.get("depends_on", {}).get("nodes", []) if n in folder]
+        if node["resource_type"] == "test" and len(models) > 1 and len(set(models)) == 1:
+            joined.add(models[0])
+    return joined
+
+
+def pipeline_schedule(pipeline: str, begin: str, serial: bool) -> dict:
+    """What every pipeline's DAG has: the daily interval from `begin`, retries, limits."""
+    return {
+        "description": f"dbt build of models/{pipeline}, one daily interval per run",
+        # [midnight, next midnight) UTC: a run's data interval is the day it loads (Airflow
+        # 3's "@daily" alone would be a trigger timetable with an empty interval)
+        "schedule": CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
+        "start_date": day(begin),
+        "end_date": day(END_DATE) if END_DATE else None,
+        "catchup": False,
+        "max_active_runs": 1 if serial else MAX_ACTIVE_RUNS,
+        "max_active_tasks": MAX_ACTIVE_TASKS,
+        "tags": ["lakehouse", pipeline],
+    }
+
+
+def joined_pipeline_dag(pipeline: str, begin: str, serial: bool) -> DAG:
+    """A joined pipeline's models in one `dbt build` task (dbt runs the test of both after
+    both, and publishes them together), through Cosmos' operator."""
+    dag_id = f"lakehouse_{pipeline}"
+    with DAG(
+        dag_id=dag_id,
+        default_args={"retries": RETRIES, "retry_delay": RETRY_DELAY},
+        **pipeline_schedule(pipeline, begin, serial),
+    ) as dag:
+        DbtBuildLocalOperator(
+            task_id=f"{pipeline}_build",
+            project_dir=str(PROJECT),
+            profile_config=profile_config(),
+            select=f"path:models/{pipeline}",
+            dbt_executable_path=DBT,
+            invocation_mode=InvocationMode.SUBPROCESS,
+            partial_parse=True,
+            # the partial parse of the DAG's runs, cached as DbtDag caches it
+            cache_dir=cosmos_cache._obtain_cache_dir_path(cache_identifier=dag_id),
+            **operator_args(INTERVAL_FLAGS),
+        )
+    return dag
 
 
 def pipeline_dag(pipeline: str, begin: str, serial: bool) -> DbtDag:
@@ -210,16 +275,7 @@ def pipeline_dag(pipeline: str, begin: str, serial: bool) -> DbtDag:
         f"lakehouse_{pipeline}",
         select=f"path:models/{pipeline}",
         flags=INTERVAL_FLAGS,
-        description=f"dbt build of models/{pipeline}, one daily interval per run",
-        # [midnight, next midnight) UTC: a run's data interval is the day it loads (Airflow
-        # 3's "@daily" alone would be a trigger timetable with an empty interval)
-        schedule=CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
-        start_date=day(begin),
-        end_date=day(END_DATE) if END_DATE else None,
-        catchup=False,
-        max_active_runs=1 if serial else MAX_ACTIVE_RUNS,
-        max_active_tasks=MAX_ACTIVE_TASKS,
-        tags=["lakehouse", pipeline],
+        **pipeline_schedule(pipeline, begin, serial),
     )
 
 
@@ -239,8 +295,8 @@ def seeds_dag() -> DbtDag:
 
 
 _rebuilt = rebuilt_models()
+_joined = joined_pipelines()
 for _pipeline, _begin in pipelines().items():
-    globals()[f"lakehouse_{_pipeline}"] = pipeline_dag(
-        _pipeline, _begin, serial=_pipeline in _rebuilt
-    )
+    _make = joined_pipeline_dag if _pipeline in _joined else pipeline_dag
+    globals()[f"lakehouse_{_pipeline}"] = _make(_pipeline, _begin, serial=_pipeline in _rebuilt)
 lakehouse_seeds = seeds_dag()
