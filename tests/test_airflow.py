@@ -3,8 +3,7 @@ imports without errors in Airflow's own virtual environment (.airflow-venv, `mak
 one day of the orders pipeline runs end to end through `airflow dags test` (a SQLite metadata
 database in a temporary AIRFLOW_HOME): Cosmos runs each model's `dbt build` of the shipped DAG
 file, the run's data interval given as dbt's event-time flags, and the tables hold exactly the
-reference document's rows of that day (support/expected.py). A day without its file fails in
-the strategy's one line, in the task's log, and writes nothing.
+reference document's rows of that day (support/expected.py).
 
 The tasks run the warm path the deployment documents for many small tasks: a lakehouse server
 (`lakehouse serve`, one JVM, started while the manifest is written and the metadata database
@@ -73,11 +72,6 @@ print("DAGBAG " + json.dumps({{
 """
 TOKEN = "token-for-the-airflow-test"
 FULL_PARSE = "Unable to do partial parsing"
-# the strategy's refusal of a day without its change file (models/order_changes)
-NO_FILE = (
-    "analytics.stg_order_change_lines: no change file for "
-    "landing/orders/order_changes_20261005.csv. Nothing was loaded."
-)
 
 if not (AIRFLOW_BIN / "airflow").is_file():
     pytest.skip(
@@ -184,7 +178,6 @@ def test_a_day_of_the_orders_pipeline_runs_through_airflow(
         ran = airflow(env, "dags", "test", DAG, "2026-10-04T00:00:00+00:00")
         took["dags test"] = time.monotonic() - started
         log = ran.stdout + ran.stderr
-        (tmp_path / "dags-test.log").write_text(log)
         assert ran.returncode == 0, log[-6000:]
         assert "state=success" in log and "data_interval_start=2026-10-03 00:00:00+00:00" in log
         # each model's task ran `dbt build` through the warm runner, with the interval as dbt's
@@ -203,24 +196,8 @@ def test_a_day_of_the_orders_pipeline_runs_through_airflow(
         assert [FULL_PARSE in task for task in tasks] == [True, False, False]
 
         warehouse = home / table_format / "warehouse" / "analytics.db"
-        orders = delta_rows(spark, warehouse / "orders", ORDER_COLUMNS)
-        assert orders == sorted(ORDERS_AFTER_OCT_3)
+        assert delta_rows(spark, warehouse / "orders", ORDER_COLUMNS) == sorted(ORDERS_AFTER_OCT_3)
         assert delta_rows(spark, warehouse / "rejected_orders", REJECTED_COLUMNS) == REJECTED
-
-        # October 5 has no change file: the staging task fails in the strategy's one line, in
-        # its Airflow log, without a retry; nothing is written
-        refused = airflow(
-            {**env, "LAKEHOUSE_AIRFLOW_RETRIES": "0"},
-            "dags",
-            "test",
-            DAG,
-            "2026-10-06T00:00:00+00:00",
-        )
-        took["refused day"] = time.monotonic() - started
-        log = refused.stdout + refused.stderr
-        assert refused.returncode == 1, log[-6000:]
-        assert "state=failed" in log and NO_FILE in log
-        assert delta_rows(spark, warehouse / "orders", ORDER_COLUMNS) == orders
     finally:
         print(
             "airflow test, seconds since start: "
