@@ -4,7 +4,10 @@ Each DAG runs daily from its pipeline's `begin` (dbt_project.yml). Every model i
 runs `dbt build --select <model>` (TestBehavior.BUILD): the model stages its interval, its data
 tests run, and the project's on-run-end hook publishes it (write-audit-publish). The interval is
 the run's data interval, handed to dbt as its event-time flags (Airflow renders the templates
-into the task's command), never as --vars, which would make dbt parse the project again.
+into the task's command), never as --vars, which would make dbt parse the project again. A
+pipeline whose models are tested against each other (same_rows_as of a SQL model and its
+DataFrame twin) is one task, `dbt build --select path:models/<pipeline>`: built apart, each
+model's test compared it with its twin at another day.
 
 The seeds are one DAG of their own, lakehouse_seeds, unscheduled: trigger it once before the
 pipelines' first runs and again when a seed file changes. A seed is reloaded by truncating and
