@@ -10,9 +10,8 @@ DataFrame twin) is one task, `dbt build --select path:models/<pipeline>`: built 
 model's test compared it with its twin at another day.
 
 The seeds are one DAG of their own, lakehouse_seeds, unscheduled: trigger it once before the
-pipelines' first runs and again when a seed file changes. A seed is reloaded by truncating and
-inserting, not in one commit: in every run of a pipeline, two runs at once would load it twice
-and a model would read it half loaded.
+pipelines' first runs and again when a seed file changes: they are the pipelines' fixed
+inputs, not a day's load.
 
 Airflow lives in its own virtual environment (orchestration/airflow/requirements.lock); dbt is
 the project's, in .venv (ExecutionConfig's dbt_executable_path): neither side's pins constrain
