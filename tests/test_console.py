@@ -16,8 +16,9 @@ from dbt.adapters.lakehouse.session.jvm import filtered_child_stderr
 from retry_safe.project import run_module
 
 # What reaches the console is the JVM's logging and the filter: one pass runs these, the Delta
-# one, where replacing a table model's Delta table once logged a metastore ERROR and a stack
-# trace (session_settings.py). A new Iceberg project's console is the wheel-install test's.
+# one, where replacing a Delta table (a table model's rerun, a full refresh) once logged a
+# metastore ERROR and a stack trace (session_settings.py). A new Iceberg project's console is
+# the wheel-install test's.
 pytestmark = pytest.mark.format_independent(run_in="local")
 
 DBT_LINE = re.compile(r"^(\x1b\[0m)?\d\d:\d\d:\d\d  ")
@@ -59,9 +60,10 @@ TROUBLE = re.compile(r" ERROR |^\s+at [\w$.]+\(|^Caused by: ")
 
 @pytest.mark.slow
 def test_dbt_runs_print_only_dbt_lines(tmp_path, target):
-    """A fresh process: JVM start, metastore creation, seeds, one incremental model, then the
-    orders pipeline twice, so its Python table model stg_order_change_lines is replaced (on
-    Delta that logged a metastore ERROR with a Java stack trace: session_settings.py)."""
+    """A fresh process: JVM start, metastore creation, seeds, one incremental model, the orders
+    pipeline twice (its Python model's first load and MERGE), then a full refresh of the
+    incremental model, which replaces its table (on Delta that logged a metastore ERROR with a
+    Java stack trace: session_settings.py)."""
     env = step_env(
         DBT_TARGET=target,
         LAKEHOUSE_HOME=str(tmp_path / "lakehouse"),
@@ -72,6 +74,7 @@ def test_dbt_runs_print_only_dbt_lines(tmp_path, target):
         ["retail_daily_product_cart_abandonment", "2026-01-01", "2026-01-04"],
         ["path:models/order_changes", "2026-10-03", "2026-10-04"],
         ["path:models/order_changes", "2026-10-04", "2026-10-05"],
+        ["full-refresh", "retail_daily_product_cart_abandonment", "2026-01-01", "2026-01-04"],
     ]
     done = run_module(["retry_safe.scenario", "steps", json.dumps(plan)], env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -84,8 +87,9 @@ def test_dbt_runs_print_only_dbt_lines(tmp_path, target):
         if not DBT_LINE.match(line) and not line.startswith("STEP ")
     ]
     assert others == []
-    assert "OK created sql incremental model console.retail_daily_product_cart_abandonment" in (
-        done.stdout
-    )
-    # the staging table was created, then replaced
-    assert done.stdout.count("OK created python table model console.stg_order_change_lines") == 2
+    # the cart model's first load, then its full refresh
+    cart = "OK created sql incremental model console.retail_daily_product_cart_abandonment"
+    assert done.stdout.count(cart) == 2
+    # the staging model loaded day 1, then merged day 2
+    created = "OK created python incremental model console.stg_order_change_lines"
+    assert done.stdout.count(created) == 2
