@@ -12,7 +12,7 @@ from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.lakehouse.tables import ledger
 from retry_safe.project import interval_flags, run_dbt
-from retry_safe.tables import commits
+from retry_safe.tables import commits, current_files
 
 MODEL = "model.retry_safe.f1_drivers_merge"
 
@@ -36,12 +36,6 @@ def listing(target: str) -> list[str]:
         callbacks=[messages],
     )
     return messages.texts
-
-
-def ledger_files(spark: Any, table_format: str) -> int:
-    if table_format == "iceberg":
-        return spark.sql("select count(*) from lakehouse.interval_ledger.files").first()[0]
-    return spark.sql("describe detail lakehouse.interval_ledger").first()["numFiles"]
 
 
 def test_ledger_lists_loaded_days_their_commits_and_the_gap(
@@ -91,4 +85,4 @@ def test_ledger_lists_loaded_days_their_commits_and_the_gap(
         f"  loaded  [2026-11-03T00:00:00Z, 2026-11-04T00:00:00Z)  {label} {ids[1]}"
         f"  invocation {second}",
     ]
-    assert ledger_files(spark, table_format) == 1
+    assert current_files(spark, "lakehouse.interval_ledger", table_format) == 1

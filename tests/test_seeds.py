@@ -14,10 +14,11 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from support.tables import rows
+from support.tables import commit_count, rows
 
 from retry_safe.project import run_dbt
 from retry_safe.scratch import write_project
+from retry_safe.tables import commits
 
 # Row 2 is empty but for its id (NULL in every type). Row 3's note is one CSV field:
 # backslashes are plain characters in CSV. Row 5's note holds a line break.
@@ -148,15 +149,6 @@ def test_every_seed_value_round_trips(spark, target, schema, tmp_path):
     assert rows(spark, relation, COLUMNS, ["id"]) == EXPECTED
 
 
-def commit_operations(spark, relation: str, table_format: str) -> list[str]:
-    """The table's commits, oldest first, as the format names their operations."""
-    if table_format == "iceberg":
-        query = f"select operation from {relation}.snapshots order by committed_at"
-        return [row.operation for row in spark.sql(query).collect()]
-    history = spark.sql(f"describe history {relation}").collect()
-    return [row.operation for row in sorted(history, key=lambda row: row.version)]
-
-
 def test_a_seed_reloads_in_one_commit_on_its_own_table(
     spark, target, schema, tmp_path, table_format
 ):
@@ -170,9 +162,9 @@ def test_a_seed_reloads_in_one_commit_on_its_own_table(
     assert [r.message for r in done.result.results] == ["INSERT 2"]
     assert rows(spark, relation, ["sku", "price"]) == [("a", 5), ("c", 3)]
     if table_format == "iceberg":  # the empty table's creation is no snapshot
-        assert commit_operations(spark, relation, table_format) == ["overwrite", "overwrite"]
+        assert operations(spark, relation, table_format) == ["overwrite", "overwrite"]
     else:
-        assert commit_operations(spark, relation, table_format) == [
+        assert operations(spark, relation, table_format) == [
             "CREATE TABLE",
             "WRITE",
             "WRITE",
@@ -183,9 +175,7 @@ def test_a_seed_reloads_in_one_commit_on_its_own_table(
     (root / "seeds" / "prices.csv").write_text("sku,price\n")
     run_dbt(["seed"], target, project_dir=root)
     assert rows(spark, relation, ["sku", "price"]) == []
-    assert len(commit_operations(spark, relation, table_format)) == (
-        3 if table_format == "iceberg" else 4
-    )
+    assert commit_count(spark, relation, table_format) == (3 if table_format == "iceberg" else 4)
 
     # a column more: the table is created again with the file's columns
     (root / "seeds" / "prices.csv").write_text("sku,price,currency\nd,4,EUR\n")
@@ -196,3 +186,7 @@ def test_a_seed_reloads_in_one_commit_on_its_own_table(
         ("currency", "string"),
     ]
     assert rows(spark, relation, ["sku", "price", "currency"]) == [("d", 4, "EUR")]
+
+
+def operations(spark, relation: str, table_format: str) -> list[str]:
+    return [commit["operation"] for commit in commits(spark, relation, table_format)]

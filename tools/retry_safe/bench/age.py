@@ -36,6 +36,7 @@ from typing import Any
 
 from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, configure_environment, run_dbt
 from retry_safe.scratch import write_project
+from retry_safe.tables import current_files
 
 OUT = PROJECT_DIR / "docs" / "benchmarks" / "raw"
 HOME = PROJECT_DIR / ".lakehouse" / "bench-age"
@@ -134,19 +135,13 @@ def measure(table_format: str, ages: list[int], home: Path, every: int) -> list[
                 "maintained_every": every,
                 "run_seconds": runs,
                 "intervals_seconds": listings,
-                "files": file_count(spark, relation, table_format),
-                "ledger_files": file_count(spark, "lakehouse.interval_ledger", table_format),
+                "files": current_files(spark, relation, table_format),
+                "ledger_files": current_files(spark, "lakehouse.interval_ledger", table_format),
                 "build_seconds": round(build_seconds, 1),
             }
         )
         print(json.dumps(results[-1]), flush=True)
     return results
-
-
-def file_count(spark: Any, relation: str, table_format: str) -> int:
-    if table_format == "iceberg":
-        return int(spark.sql(f"select count(*) from {relation}.files").first()[0])
-    return int(spark.sql(f"describe detail {relation}").first()["numFiles"])
 
 
 def summary(results: list[dict[str, Any]]) -> list[str]:

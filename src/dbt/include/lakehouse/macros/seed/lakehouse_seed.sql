@@ -38,10 +38,8 @@
 
 {% macro lakehouse__load_csv_rows(model, agate_table) %}
     {#- every row in one statement: one commit, whatever the file's length -#}
-    {%- set column_override = model['config'].get('column_types', {}) -%}
     {%- set casts = [] -%}
-    {%- for col_name in agate_table.column_names -%}
-        {%- set type = column_override.get(col_name, adapter.convert_type(agate_table, loop.index0)) -%}
+    {%- for type in lakehouse_seed_types(model, agate_table) -%}
         {%- do casts.append('cast(' ~ get_binding_char() ~ ' as ' ~ type ~ ')') -%}
     {%- endfor -%}
     {%- set row_sql = '(' ~ casts | join(', ') ~ ')' -%}
@@ -63,17 +61,26 @@
     {#- whether the table's columns are the file's, by name and type, in order; by name only
         for a file without rows, whose types dbt cannot infer -#}
     {%- set typed = agate_table.rows | length > 0 -%}
-    {%- set column_override = model['config'].get('column_types', {}) -%}
+    {%- set types = lakehouse_seed_types(model, agate_table) -%}
     {%- set wanted = [] -%}
     {%- for col_name in agate_table.column_names -%}
-        {%- set type = column_override.get(col_name, adapter.convert_type(agate_table, loop.index0)) -%}
-        {%- do wanted.append(((col_name | string | lower), (type | lower | replace(' ', '')) if typed else '')) -%}
+        {%- do wanted.append(((col_name | string | lower), (types[loop.index0] | lower | replace(' ', '')) if typed else '')) -%}
     {%- endfor -%}
     {%- set found = [] -%}
     {%- for column in adapter.get_columns_in_relation(relation) -%}
         {%- do found.append(((column.name | lower), (column.data_type | lower | replace(' ', '')) if typed else '')) -%}
     {%- endfor -%}
     {{ return(found == wanted) }}
+{% endmacro %}
+
+{% macro lakehouse_seed_types(model, agate_table) %}
+    {#- each column's type, as dbt-spark creates the seed's table: column_types, else inferred -#}
+    {%- set column_override = model['config'].get('column_types', {}) -%}
+    {%- set types = [] -%}
+    {%- for col_name in agate_table.column_names -%}
+        {%- do types.append(column_override.get(col_name, adapter.convert_type(agate_table, loop.index0))) -%}
+    {%- endfor -%}
+    {{ return(types) }}
 {% endmacro %}
 
 {% macro lakehouse_check_seed_file(model, agate_table) %}
