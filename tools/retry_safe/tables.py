@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from dbt.adapters.lakehouse.tables import ledger
+
 
 def commits(spark: Any, relation: str, table_format: str) -> list[dict[str, Any]]:
     """The table's commits, oldest first, the same way on both formats (as the adapter's macro
@@ -47,10 +49,12 @@ def commits(spark: Any, relation: str, table_format: str) -> list[dict[str, Any]
 
 
 def current_files(spark: Any, relation: str, table_format: str) -> int:
-    """The data files of the table's current version."""
-    if table_format == "iceberg":
-        return int(spark.sql(f"select count(*) as n from {relation}.files").first()["n"])
-    return int(spark.sql(f"describe detail {relation}").first()["numFiles"])
+    """The data files of the table's current version (the adapter's own count, ledger.py)."""
+
+    def rows(sql: str) -> list[dict[str, Any]]:
+        return [row.asDict() for row in spark.sql(sql).collect()]
+
+    return ledger.data_files(rows, relation, table_format)
 
 
 def dump_tables(spark: Any, schema: str, tables: list[str], table_format: str) -> dict:

@@ -177,22 +177,19 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def measure_listings(formats: list[str], ages: list[int], home: Path) -> int:
-    """`lakehouse intervals` on a never-maintained ledger of each age, per format (each in a
-    process of its own): writes raw/age-listing.json, which the report shows beside age.json."""
-    results: list[dict[str, Any]] = []
-    for table_format in formats:
-        command = [sys.executable, "-m", "retry_safe.bench.age", "--format", table_format]
-        command += ["--ages", ",".join(map(str, ages)), "--home", str(home), "--listing-only"]
-        if subprocess.run(command, cwd=PROJECT_DIR, check=False).returncode:
-            return 1
-        part = OUT / f"age-{table_format}-listing.json"
-        results += json.loads(part.read_text())
-        part.unlink()
-    raw = {"measured_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "results": results}
-    (OUT / "age-listing.json").write_text(json.dumps(raw, indent=1) + "\n")
-    print("\n".join(listing_summary(results)))
-    return 0
+def measured_apart(
+    table_format: str, kind: str, options: list[str], args: argparse.Namespace
+) -> list | None:
+    """One format and schedule (kind: the maintenance interval, or "listing") measured in a
+    process of its own, on a warehouse of its own; its results, or None when it failed."""
+    command = [sys.executable, "-m", "retry_safe.bench.age", "--format", table_format, *options]
+    command += ["--ages", args.ages, "--home", str(args.home)]
+    if subprocess.run(command, cwd=PROJECT_DIR, check=False).returncode:
+        return None
+    part = OUT / f"age-{table_format}-{kind}.json"
+    results = json.loads(part.read_text())
+    part.unlink()
+    return results
 
 
 def listing_summary(results: list[dict[str, Any]]) -> list[str]:
@@ -226,8 +223,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     ages = [int(a) for a in args.ages.split(",")]
     OUT.mkdir(parents=True, exist_ok=True)
-    if args.listing_only and not args.format:
-        return measure_listings(args.formats.split(","), ages, args.home)
     if args.format:
         kind = "listing" if args.listing_only else str(args.every)
         home = args.home / f"{args.format}-{kind}"
@@ -235,19 +230,21 @@ def main(argv: list[str] | None = None) -> int:
         part = OUT / f"age-{args.format}-{kind}.json"
         part.write_text(json.dumps(results, indent=1) + "\n")
         return 0
+    if args.listing_only:  # raw/age-listing.json, shown beside age.json by the report
+        schedules, name, table = [("listing", ["--listing-only"])], "age-listing", listing_summary
+    else:
+        schedules = [(str(every), ["--every", str(every)]) for every in (0, MAINTAIN_EVERY)]
+        name, table = "age", summary
     results: list[dict[str, Any]] = []
     for table_format in args.formats.split(","):
-        for every in (0, MAINTAIN_EVERY):
-            command = [sys.executable, "-m", "retry_safe.bench.age", "--format", table_format]
-            command += ["--every", str(every), "--ages", args.ages, "--home", str(args.home)]
-            if subprocess.run(command, cwd=PROJECT_DIR, check=False).returncode:
+        for kind, options in schedules:
+            part = measured_apart(table_format, kind, options, args)
+            if part is None:
                 return 1
-            part = OUT / f"age-{table_format}-{every}.json"
-            results += json.loads(part.read_text())
-            part.unlink()
+            results += part
         raw = {"measured_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "results": results}
-        (OUT / "age.json").write_text(json.dumps(raw, indent=1) + "\n")
-    print("\n".join(summary(results)))
+        (OUT / f"{name}.json").write_text(json.dumps(raw, indent=1) + "\n")
+    print("\n".join(table(results)))
     return 0
 
 

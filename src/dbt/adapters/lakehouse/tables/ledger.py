@@ -121,6 +121,13 @@ def insert_sql(schema: str, rows: Sequence[Row]) -> str:
     return f"insert into {table_name(schema)} values {', '.join(values)}"
 
 
+def data_files(run: Callable[[str], list[dict[str, Any]]], table: str, table_format: str) -> int:
+    """The data files of the table's current version (run: a statement's rows as dicts)."""
+    if table_format == "iceberg":
+        return int(run(f"select count(*) as files from {table}.files")[0]["files"])
+    return int(run(f"describe detail {table}")[0]["numFiles"])
+
+
 def compact_if_due(
     run: Callable[[str], list[dict[str, Any]]], schema: str, table_format: str
 ) -> bool:
@@ -128,17 +135,15 @@ def compact_if_due(
     statement's rows as dicts). A compaction another writer's compaction beat is left to the
     next write. Whether it compacted."""
     table = table_name(schema)
+    if data_files(run, table, table_format) < COMPACT_AT:
+        return False
     if table_format == "iceberg":
-        files = run(f"select count(*) as files from {table}.files")[0]["files"]
         compact = (
             f"call spark_catalog.system.rewrite_data_files(table => '{table}', "
             "options => map('min-input-files', '2'))"
         )
     else:
-        files = run(f"describe detail {table}")[0]["numFiles"]
         compact = f"optimize {table}"
-    if int(files) < COMPACT_AT:
-        return False
     try:
         run(compact)
     except Exception as error:  # noqa: BLE001 (only a conflict is left to the next write)
