@@ -237,6 +237,19 @@ class LakehouseAdapter(SparkAdapter):
         return ""
 
     @available
+    def create_seed_table(self, sql: str, overwrite_sql: str, bindings: list) -> str:
+        """A seed's table created with all its rows in one statement (lakehouse_seed.sql); when
+        another load of the seed created it first (errors.first_load_conflict), its rows are
+        replaced by overwrite_sql (load_seed_rows). Any other error is raised. Returns ''."""
+        try:
+            self.connections.add_query(sql, bindings=bindings, abridge_sql_log=True)
+        except Exception as error:  # noqa: BLE001 (only a table created meanwhile is handled)
+            if errors.first_load_conflict(str(error)) is None:
+                raise
+            return self.load_seed_rows(overwrite_sql, bindings)
+        return ""
+
+    @available
     def load_seed_rows(self, sql: str, bindings: list) -> str:
         """A seed's one INSERT OVERWRITE of all its rows (lakehouse_seed.sql): when another
         load of the seed committed first, written again over it (conflicts.retrying); any
