@@ -46,7 +46,8 @@ FILES = {
     ],
 }
 SELECTION = "path:models/order_changes"
-MODELS = ("orders", "rejected_orders")
+# the selection's interval models, as `lakehouse intervals` lists them
+MODELS = ("orders", "rejected_orders", "stg_order_change_lines")
 
 
 def order(order_id: int, status: str, amount: str, ordered: int, updated: int) -> tuple:

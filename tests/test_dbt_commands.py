@@ -29,7 +29,7 @@ MODEL_CONFIGS = {
     "rejected_orders": ("incremental", "idempotent_merge", "fail"),
     "retail_daily_product_cart_abandonment": ("incremental", "idempotent_merge", "fail"),
     "retail_daily_product_cart_abandonment_df": ("incremental", "idempotent_merge", "fail"),
-    "stg_order_change_lines": ("table", "idempotent_merge", "fail"),
+    "stg_order_change_lines": ("incremental", "idempotent_merge", "fail"),
 }
 
 

@@ -30,25 +30,28 @@ def test_a_full_refresh_of_one_interval_is_refused_and_one_from_begin_rebuilds_t
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
     commits = {
         table: commit_count(spark, f"{schema}.{table}", table_format)
-        for table in ("orders", "rejected_orders")
+        for table in ("stg_order_change_lines", "orders", "rejected_orders")
     }
 
+    # the staging model, an interval model too, is refused first; its children are skipped
     result = run_dbt([*ORDERS_PIPELINE, "--full-refresh", *ORDERS_DAY_2], target, expect_pass=False)
+    models = [r for r in result.result.results if r.node.resource_type == "model"]
+    assert {r.node.name: str(r.status) for r in models} == {
+        "stg_order_change_lines": "error",
+        "orders": "skipped",
+        "rejected_orders": "skipped",
+    }
     text = describe_failure(result)
-    assert (
-        "Model model.retry_safe.orders (incremental_strategy='idempotent_merge'): "
-        "--full-refresh would rebuild"
-    ) in text
-    assert "from the interval [2026-10-04T00:00:00+00:00, 2026-10-05T00:00:00+00:00) only" in text
-    assert "a full refresh must start at the model's begin (2026-10-03T00:00:00+00:00)" in text
-    assert (
-        "dbt run --select +orders --full-refresh --event-time-start 2026-10-03 "
-        "--event-time-end 2026-10-05"
-    ) in text
-    assert (
-        "Model model.retry_safe.rejected_orders (incremental_strategy='idempotent_merge'): "
-        "--full-refresh would rebuild"
-    ) in text
+    assert [part for part in refusal("stg_order_change_lines") if part not in text] == []
+    # each child, run alone, is refused the same way
+    result = run_dbt(
+        ["run", "--select", "orders", "rejected_orders", "--full-refresh", *ORDERS_DAY_2],
+        target,
+        expect_pass=False,
+    )
+    text = describe_failure(result)
+    for model in ("orders", "rejected_orders"):
+        assert [part for part in refusal(model) if part not in text] == []
     # order 1001 still there, 1002 still cancelled, the 10-03 rejected line kept; no commit
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
     assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
@@ -61,6 +64,19 @@ def test_a_full_refresh_of_one_interval_is_refused_and_one_from_begin_rebuilds_t
     )
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
     assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
+
+
+def refusal(model: str) -> list[str]:
+    """What refusing an orders pipeline model's --full-refresh of 2026-10-04 alone says: the
+    model, the interval, its begin and the command that rebuilds its whole history."""
+    return [
+        f"Model model.retry_safe.{model} (incremental_strategy='idempotent_merge'): "
+        "--full-refresh would rebuild",
+        "from the interval [2026-10-04T00:00:00+00:00, 2026-10-05T00:00:00+00:00) only",
+        "a full refresh must start at the model's begin (2026-10-03T00:00:00+00:00)",
+        f"dbt run --select +{model} --full-refresh --event-time-start 2026-10-03 "
+        "--event-time-end 2026-10-05",
+    ]
 
 
 @pytest.mark.format_independent

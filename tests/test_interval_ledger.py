@@ -5,14 +5,16 @@ lakehouse_intervals` lists it, and the ledger table compacts itself."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.lakehouse.tables import ledger
 from retry_safe.project import interval_flags, run_dbt
-from retry_safe.tables import commits
+from retry_safe.tables import commits, current_files
 
 MODEL = "model.retry_safe.f1_drivers_merge"
 
@@ -38,18 +40,15 @@ def listing(target: str) -> list[str]:
     return messages.texts
 
 
-def ledger_files(spark: Any, table_format: str) -> int:
-    if table_format == "iceberg":
-        return spark.sql("select count(*) from lakehouse.interval_ledger.files").first()[0]
-    return spark.sql("describe detail lakehouse.interval_ledger").first()["numFiles"]
-
-
 def test_ledger_lists_loaded_days_their_commits_and_the_gap(
     spark, target, schema, table_format, monkeypatch: pytest.MonkeyPatch
 ):
     # every write that leaves two files or more compacts the ledger table: three invocations'
-    # commits end in one file, and the listing below reads every row of them
+    # commits end in one file, and the listing below reads every row of them; and bounds the
+    # ledger's own history (Iceberg: none kept older than the compaction, two metadata files)
     monkeypatch.setattr(ledger, "COMPACT_AT", 2)
+    monkeypatch.setattr(ledger, "KEEP_HISTORY_HOURS", 0)
+    monkeypatch.setattr(ledger, "METADATA_KEPT", 1)
     relation = f"{schema}.f1_drivers_merge"
     model = ["run", "--select", "f1_drivers_merge"]
     run_dbt(["seed", "--select", "f1_driver_batches"], target)
@@ -91,4 +90,13 @@ def test_ledger_lists_loaded_days_their_commits_and_the_gap(
         f"  loaded  [2026-11-03T00:00:00Z, 2026-11-04T00:00:00Z)  {label} {ids[1]}"
         f"  invocation {second}",
     ]
-    assert ledger_files(spark, table_format) == 1
+    assert current_files(spark, "lakehouse.interval_ledger", table_format) == 1
+    if table_format == "iceberg":
+        snapshots = spark.sql("select * from lakehouse.interval_ledger.snapshots").collect()
+        assert [s.operation for s in snapshots] == ["replace"]  # the last compaction
+        log = spark.sql("select file from lakehouse.interval_ledger.metadata_log_entries")
+        folder = Path(urlparse(log.collect()[-1].file).path).parent
+        assert len(list(folder.glob("*.metadata.json"))) == 2  # the current and one previous
+    else:  # the compacting write vacuums (the table's 7-day retention: nothing old enough)
+        operations = [c["operation"] for c in commits(spark, "lakehouse.interval_ledger", "delta")]
+        assert operations.count("VACUUM END") >= 1

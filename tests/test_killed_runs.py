@@ -158,12 +158,12 @@ class Scenario:
                 f"in {relation}.branch_dbt_audit_",
             ]
         if kill.point == "publishing":
-            # the on-run-end hook's write: Iceberg's fast-forward, or the ledger entry set for
-            # Delta's MERGE (no other statement of this build sets it: the stages write nothing)
-            return [
-                f"fast_forward('{relation}'",
-                "set `spark.databricks.delta.commitInfo.userMetadata` =",
-            ]
+            # the on-run-end hook's write: Iceberg's fast-forward, or the model's ledger entry
+            # set for Delta's MERGE (the JSON ends with the model; the stages write nothing, and
+            # the staged parents published before it, stg_order_change_lines, set their own)
+            if self.table_format == "iceberg":
+                return [f"fast_forward('{relation}'"]
+            return [f'"model": "model.retry_safe.{kill.model}"}}']
         if kill.point == "before":
             return [f"computed once into the temporary view {kill.model}__dbt_changes"]
         if kill.point == "writing":

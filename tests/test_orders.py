@@ -24,6 +24,7 @@ ONCE_IN = "local_iceberg"
 DAY_1 = interval_flags("2026-10-03", "2026-10-04")
 DAY_2 = interval_flags("2026-10-04", "2026-10-05")
 SELECT = ["--select", "path:models/order_changes"]  # staging, orders, rejected_orders
+STAGING = "stg_order_change_lines"
 
 
 def test_days_loaded_twice_and_out_of_order_leave_the_documents_tables_thanks_to_the_guard(
@@ -40,14 +41,15 @@ def test_days_loaded_twice_and_out_of_order_leave_the_documents_tables_thanks_to
                 "select order_id, customer_id, status, amount, currency, ordered_at, updated_at\n"
                 "from (\n"
                 "    select *, row_number() over (partition by order_id order by updated_at desc) as n\n"
-                "    from {{ target.schema }}.stg_order_change_lines where rejection_reason is null\n"
+                "    from {{ target.schema }}.stg_order_change_lines\n"
+                "    where rejection_reason is null and {{ in_interval('file_date', 'date') }}\n"
                 ") as newest where n = 1\n"
             )
         },
     )
     for interval in (DAY_1, DAY_2, DAY_2, DAY_1):
         run_dbt(["build", *SELECT, "--exclude", "resource_type:seed", *interval], target)
-        # reads the staging table this interval's build left
+        # reads this interval's lines of the staging table
         run_dbt(["run", *interval], target, project_dir=unguarded)
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
     assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
@@ -59,6 +61,30 @@ def test_days_loaded_twice_and_out_of_order_leave_the_documents_tables_thanks_to
         (1004, "placed"),
         (1005, "placed"),
         (1006, "shipped"),
+    ]
+
+
+def test_two_intervals_run_at_once_each_read_only_their_own_days_lines(spark, target, schema):
+    """Two scheduler runs of the pipeline for different days, overlapping: day 1's run has
+    loaded its file into the staging table when day 2's whole run goes through, then day 1's
+    run merges orders and rejected_orders. A staging table rebuilt per run held day 2's lines
+    by then, so day 1's run merged them under its own interval: 1001 never arrived, 1002
+    stayed placed and day 1's rejected line was never recorded. Each run must read its own
+    day's lines: the document's tables, as if the days had run one after the other."""
+    run_dbt(["run", "--select", STAGING, *DAY_1], target)
+    run_dbt(["run", *SELECT, *DAY_2], target)
+    run_dbt(["run", "--select", "orders", "rejected_orders", *DAY_1], target)
+
+    # By hand from the two files: day 1 brings 1001 (shipped, its newest) and cancels 1002,
+    # newer than day 2's placed line of it; its placed lines of 1004 and 1005 are older than
+    # day 2's shipped and cancelled ones, which stay; 1006 is day 2's. Day 1's only bad line
+    # (1003's amount 'abc', line 5) is rejected_orders' only row: day 2's file has none.
+    assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
+    assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
+    # every line of both files, once: day 1's data lines are lines 2 to 9, day 2's 2 to 6
+    assert rows(spark, f"{schema}.{STAGING}", ["source_file", "line_number"]) == [
+        *[("order_changes_20261003.csv", line) for line in range(2, 10)],
+        *[("order_changes_20261004.csv", line) for line in range(2, 7)],
     ]
 
 
@@ -105,6 +131,10 @@ def test_a_changed_header_stops_the_run_and_names_both_column_lists(
     assert "order_changes_20261004.csv" in text
     assert f"has the columns {found}, expected {ORDER_COLUMNS}" in text
     assert "Fix the file" in text
+    # the staging table too: day 1's lines only
+    assert {day for (day,) in rows(spark, f"{schema}.{STAGING}", ["file_date"])} == {
+        date(2026, 10, 3)
+    }
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == before
     assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
 
@@ -141,6 +171,7 @@ def test_a_missing_file_is_refused(spark, target, schema):
     text = describe_failure(result)
     assert "no change file for" in text
     assert "order_changes_20261005.csv" in text
+    assert not spark.catalog.tableExists(f"{schema}.{STAGING}")
     assert not spark.catalog.tableExists(f"{schema}.orders")
 
 
@@ -415,6 +446,7 @@ def test_a_malformed_orders_var_is_refused(spark, target, schema, var, value, ex
     assert "stg_order_change_lines" in text
     assert f"the var {var} is {value!r}" in text
     assert expected in text
+    assert not spark.catalog.tableExists(f"{schema}.{STAGING}")
     assert not spark.catalog.tableExists(f"{schema}.orders")
 
 
@@ -440,9 +472,11 @@ SOURCE = "source.retry_safe.landing.order_change_files"
 def test_dbt_show_previews_orders_by_name_and_explains_the_python_model(target, schema):
     run_dbt(["run", *SELECT, *DAY_1], target)
 
-    # `orders` names the model and no folder: the model alone is previewed. dbt's default
-    # (eager) indirect selection also runs the model's own data tests, never another model.
-    shown = run_dbt(["show", "--select", "orders", "--limit", "-1"], target).result.results
+    # `orders` names the model and no folder: the model alone is previewed, for the interval
+    # it reads (dbt show takes no event-time flags: the vars). dbt's default (eager) indirect
+    # selection also runs the model's own data tests, never another model.
+    day_1 = {"data_interval_start": "2026-10-03", "data_interval_end": "2026-10-04"}
+    shown = run_dbt(["show", "--select", "orders", "--limit", "-1"], target, day_1).result.results
     models = [r for r in shown if r.node.resource_type == "model"]
     tests = [r for r in shown if r.node.resource_type == "test"]
     assert [r.node.unique_id for r in models] == ["model.retry_safe.orders"]

@@ -1,5 +1,5 @@
-"""The whole project in one `dbt build`: SQL models, a Python table and Python incremental models,
-the data tests, the orders snapshot (snapshots/orders_snapshot.yml) and dbt's docs catalog.
+"""The whole project in one `dbt build`: SQL and Python incremental models, the data tests, the
+orders snapshot (snapshots/orders_snapshot.yml) and dbt's docs catalog.
 
 The snapshot's second run is the one that used to fail on Iceberg: an Iceberg table of the
 session catalog says `Provider: hive`, so dbt-spark took it for a Hive table and refused to
@@ -70,7 +70,7 @@ def test_one_build_runs_every_model_test_and_snapshot(
     result = run_dbt([*BUILD, *DAY_1], target)
     statuses = {r.node.unique_id: str(r.status) for r in result.result.results}
     python_models = {
-        "model.retry_safe.stg_order_change_lines",  # table
+        "model.retry_safe.stg_order_change_lines",  # incremental
         "model.retry_safe.retail_daily_product_cart_abandonment_df",  # incremental
         "model.retry_safe.f1_drivers_merge_df",  # incremental
     }

@@ -14,10 +14,11 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from support.tables import rows
+from support.tables import commit_count, rows
 
 from retry_safe.project import run_dbt
 from retry_safe.scratch import write_project
+from retry_safe.tables import commits
 
 # Row 2 is empty but for its id (NULL in every type). Row 3's note is one CSV field:
 # backslashes are plain characters in CSV. Row 5's note holds a line break.
@@ -148,44 +149,32 @@ def test_every_seed_value_round_trips(spark, target, schema, tmp_path):
     assert rows(spark, relation, COLUMNS, ["id"]) == EXPECTED
 
 
-def commit_operations(spark, relation: str, table_format: str) -> list[str]:
-    """The table's commits, oldest first, as the format names their operations."""
-    if table_format == "iceberg":
-        query = f"select operation from {relation}.snapshots order by committed_at"
-        return [row.operation for row in spark.sql(query).collect()]
-    history = spark.sql(f"describe history {relation}").collect()
-    return [row.operation for row in sorted(history, key=lambda row: row.version)]
-
-
 def test_a_seed_reloads_in_one_commit_on_its_own_table(
     spark, target, schema, tmp_path, table_format
 ):
-    # dbt-spark dropped the table, created it again and inserted in batches: a reader met no
-    # table or part of the rows, and two loads at once could both insert into one table
+    # dbt-spark created the table, then inserted the rows in batches, and on a reload dropped it
+    # first: a reader met no table, an empty one or part of the rows, and two loads at once
+    # could both insert into one table
     root = write_project(tmp_path / "project", {}, seeds={"prices.csv": "sku,price\na,1\nb,2\n"})
     relation = f"{schema}.prices"
     run_dbt(["seed"], target, project_dir=root)
+    assert rows(spark, relation, ["sku", "price"]) == [("a", 1), ("b", 2)]
     (root / "seeds" / "prices.csv").write_text("sku,price\na,5\nc,3\n")
     done = run_dbt(["seed"], target, project_dir=root)
     assert [r.message for r in done.result.results] == ["INSERT 2"]
     assert rows(spark, relation, ["sku", "price"]) == [("a", 5), ("c", 3)]
-    if table_format == "iceberg":  # the empty table's creation is no snapshot
-        assert commit_operations(spark, relation, table_format) == ["overwrite", "overwrite"]
+    # created with its rows, then its rows replaced: one commit each
+    if table_format == "iceberg":
+        assert operations(spark, relation, table_format) == ["append", "overwrite"]
     else:
-        assert commit_operations(spark, relation, table_format) == [
-            "CREATE TABLE",
-            "WRITE",
-            "WRITE",
-        ]
+        assert operations(spark, relation, table_format) == ["CREATE TABLE AS SELECT", "WRITE"]
 
     # a file left with its header only (its types unknown, its names the table's): no row, in
     # one commit more
     (root / "seeds" / "prices.csv").write_text("sku,price\n")
     run_dbt(["seed"], target, project_dir=root)
     assert rows(spark, relation, ["sku", "price"]) == []
-    assert len(commit_operations(spark, relation, table_format)) == (
-        3 if table_format == "iceberg" else 4
-    )
+    assert commit_count(spark, relation, table_format) == 3
 
     # a column more: the table is created again with the file's columns
     (root / "seeds" / "prices.csv").write_text("sku,price,currency\nd,4,EUR\n")
@@ -196,3 +185,30 @@ def test_a_seed_reloads_in_one_commit_on_its_own_table(
         ("currency", "string"),
     ]
     assert rows(spark, relation, ["sku", "price", "currency"]) == [("d", 4, "EUR")]
+
+
+def operations(spark, relation: str, table_format: str) -> list[str]:
+    return [commit["operation"] for commit in commits(spark, relation, table_format)]
+
+
+def test_a_seed_whose_table_another_load_created_meanwhile_replaces_its_rows(
+    spark, target, schema, tmp_path, table_format
+):
+    # the table appears after dbt looked (its on-run-start hook runs after dbt lists the
+    # schema): as when another load of the seed creates it first, the seed's CREATE meets it and
+    # the file's rows replace the table's
+    created = (
+        f"create table {schema}.late (sku string, price bigint) using {table_format}",
+        f"insert into {schema}.late values ('stale', 9)",
+    )
+    hooks = "".join(f'\n  - "{sql}"' for sql in created)
+    root = write_project(
+        tmp_path / "project",
+        {},
+        seeds={"late.csv": "sku,price\nx,7\n"},
+        project=f"\non-run-start:{hooks}\n",
+    )
+    spark.sql(f"create schema {schema}")
+    done = run_dbt(["seed"], target, project_dir=root)
+    assert [r.message for r in done.result.results][-1] == "INSERT 1"
+    assert rows(spark, f"{schema}.late", ["sku", "price"]) == [("x", 7)]

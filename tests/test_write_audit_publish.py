@@ -47,7 +47,7 @@ SCORE_DAYS_SQL = (
 SCORE_LIST_SQL = "{{ config(materialized='view') }}\nselect id, status from {{ ref('scores') }}\n"
 # a table model would write rows built from the staged scores at once: refused
 SCORE_TABLE_SQL = "{{ config(materialized='table') }}\nselect id from {{ ref('scores') }}\n"
-# a Python model: on Delta its staged rows (<model>__dbt_tmp) outlive the model until published
+# a Python model: its staged rows (a temporary view) serve the stage until published
 TEAMS_PY = """\
 from pyspark.sql import functions as F
 

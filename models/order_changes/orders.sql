@@ -3,6 +3,7 @@ with
 order_change_lines as (
 
     select * from {{ ref('stg_order_change_lines') }}
+    where {{ in_interval('file_date', 'date') }}
 
 ),
 

@@ -3,7 +3,10 @@
 Reference document 002. One file a day, <landing_path>/order_changes_<yyyymmdd>.csv, for each
 day whose midnight lies in [data_interval_start, data_interval_end). Before anything is
 written, each file's header must equal the expected columns exactly (a new, missing or
-reordered column would shift values by position) and every day's file must exist.
+reordered column would shift values by position) and every day's file must exist. The rows
+are merged by idempotent_merge into a table holding every loaded day's lines, one per
+(source_file, line_number), reconciled by file_date: a rerun of a day replaces that day's
+lines, and orders and rejected_orders read only their own run's interval of it.
 
 The files are read through the source landing.order_change_files (Spark's binaryFile reader
 over the same folder, declared in _order_changes__sources.yml), so the lineage starts there.
@@ -299,7 +302,11 @@ def parse(lines: Any, statuses: list[str], tolerance: int) -> Any:
 
 
 def model(dbt, session):
-    dbt.config(materialized="table")
+    # dbt-core makes a Python model a table unless it says otherwise (dbt_project.yml's
+    # +materialized does not reach it), and a table rebuilt per run would hold one interval's
+    # lines: a concurrent run of another interval would replace them under this run's children.
+    # The strategy and merge configs: the folder default and the yml beside this file.
+    dbt.config(materialized="incremental", submission_method="session")
     model_name = str(dbt.this)
     landing = Path(dbt.config.get("landing_path"))
     statuses = accepted_statuses(model_name, dbt.config.get("accepted_statuses"))

@@ -108,3 +108,21 @@ def test_the_rows_sql_writes_and_reads_are_literals_of_their_types():
     )
     with pytest.raises(ValueError, match="ledger load 'loaded' is not one of"):
         ledger.Row("a.b", "m", "loaded", None, None, "i", None)
+
+
+def test_the_compacting_write_bounds_the_ledgers_own_history():
+    now = datetime(2026, 12, 6, 9, 30, tzinfo=UTC)
+    table = "lakehouse.interval_ledger"
+    assert ledger.upkeep_sql(table, "delta", now) == [
+        "optimize lakehouse.interval_ledger",
+        "vacuum lakehouse.interval_ledger",
+    ]
+    assert ledger.upkeep_sql(table, "iceberg", now) == [
+        "call spark_catalog.system.rewrite_data_files(table => 'lakehouse.interval_ledger', "
+        "options => map('min-input-files', '2'))",
+        "alter table lakehouse.interval_ledger set tblproperties ("
+        "'write.metadata.delete-after-commit.enabled' = 'true', "
+        "'write.metadata.previous-versions-max' = '20')",
+        "call spark_catalog.system.expire_snapshots(table => 'lakehouse.interval_ledger', "
+        "older_than => timestamp '2026-11-29 09:30:00.000000', retain_last => 1)",
+    ]

@@ -6,13 +6,14 @@
 
 `run` is what a scheduler's task does (and what a test kills with SIGKILL). `steps` runs a list
 of steps in one process, each `["seed"]`, `[selector, start, end]` (dbt run), `["build",
-selector, start, end]` (dbt build: the models' tests too, and audited models published only
-once they pass), `["retry"]` (dbt retry: what the last invocation's run_results.json left to
-do), `["sql", <statement>]` (one statement on the target's session, outside dbt: a fix of a
-source), `["maintain", selector]` (the package's `lakehouse maintain`, in this process) or
-`["barrier", <folder>, <n>]` (start the session, then wait until n processes reached
-the barrier: concurrent runs start together), printing a STEP line per step; `--keep-going`
-goes on after a failed step.
+selector, start, end]` (dbt build: the models' tests too, and audited models published only once
+they pass), `["full-refresh", selector, start, end]` (dbt run --full-refresh: the tables
+rebuilt, a Delta table replaced in one commit), `["retry"]` (dbt retry: what the last
+invocation's run_results.json left to do), `["sql", <statement>]` (one statement on the target's
+session, outside dbt: a fix of a source), `["maintain", selector]` (the package's `lakehouse
+maintain`, in this process) or `["barrier", <folder>, <n>]` (start the session, then wait until
+n processes reached the barrier: concurrent runs start together), printing a STEP line per step;
+`--keep-going` goes on after a failed step.
 It then dumps the tables named after the steps. `dump` prints each table's rows, columns and
 commit history, and the schema's relations, as one JSON line starting with DUMP.
 """
@@ -48,14 +49,21 @@ def command(
 
 
 def run(
-    selector: str, start: str, end: str, target: str | None = None, dbt_command: str = "run"
+    selector: str,
+    start: str,
+    end: str,
+    target: str | None = None,
+    dbt_command: str = "run",
+    options: Sequence[str] = (),
 ) -> None:
     """One scheduler task: the interval as event-time flags (a later step of the same process
-    keeps dbt's partial parsing); dbt_command "build" runs the models' tests too; the vars
-    SCENARIO_VARS holds (JSON), if any."""
+    keeps dbt's partial parsing); dbt_command "build" runs the models' tests too; options are
+    more of dbt's flags (--full-refresh); the vars SCENARIO_VARS holds (JSON), if any."""
     target = target or os.environ.get("DBT_TARGET", "local")
     run_dbt(
-        [dbt_command, "--select", selector, *interval_flags(start, end)], target, scenario_vars()
+        [dbt_command, "--select", selector, *options, *interval_flags(start, end)],
+        target,
+        scenario_vars(),
     )
 
 
@@ -100,6 +108,8 @@ def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
                 maintain(step[1], target)
             elif step[0] == "build":
                 run(*step[1:], target=target, dbt_command="build")
+            elif step[0] == "full-refresh":
+                run(*step[1:], target=target, options=["--full-refresh"])
             else:
                 run(*step, target=target)
         except AssertionError as failure:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from dbt.adapters.lakehouse.tables import ledger
+
 
 def commits(spark: Any, relation: str, table_format: str) -> list[dict[str, Any]]:
     """The table's commits, oldest first, the same way on both formats (as the adapter's macro
@@ -46,6 +48,15 @@ def commits(spark: Any, relation: str, table_format: str) -> list[dict[str, Any]
     return found
 
 
+def current_files(spark: Any, relation: str, table_format: str) -> int:
+    """The data files of the table's current version (the adapter's own count, ledger.py)."""
+
+    def rows(sql: str) -> list[dict[str, Any]]:
+        return [row.asDict() for row in spark.sql(sql).collect()]
+
+    return ledger.data_files(rows, relation, table_format)
+
+
 def dump_tables(spark: Any, schema: str, tables: list[str], table_format: str) -> dict:
     """Each table's rows (as text, sorted), commit history, interval ledger entries (JSON
     text, oldest first) and the number of data files of its current version, plus the schema's
@@ -69,12 +80,8 @@ def dump_tables(spark: Any, schema: str, tables: list[str], table_format: str) -
         frame = spark.sql(f"select * from {relation}")
         ordered = frame.orderBy(*frame.columns).collect()
         history = commits(spark, relation, table_format)
-        if table_format == "iceberg":
-            files = spark.sql(f"select count(*) as n from {relation}.files").first()["n"]
-        else:
-            files = spark.sql(f"describe detail {relation}").first()["numFiles"]
         result[table] = {
-            "files": int(files),  # the data files of the current version
+            "files": current_files(spark, relation, table_format),
             "columns": frame.columns,
             "rows": [[str(value) for value in row] for row in ordered],
             "history": [commit["operation"] for commit in history],

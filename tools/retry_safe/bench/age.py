@@ -3,6 +3,7 @@
 intervals, never maintained and maintained (`lakehouse maintain`) every 30 intervals.
 
     python -m retry_safe.bench.age [--formats delta,iceberg] [--ages 30,365,1000]   (make bench-age)
+    python -m retry_safe.bench.age --listing-only [--formats ...] [--ages ...]
 
 Per format and schedule (never maintained; `lakehouse maintain` after every 30th interval),
 in a process of its own on a warehouse of its own: a source of small rows (100 a day), then the
@@ -13,7 +14,10 @@ the ledger table). Maintenance compacts the table and the ledger (history younge
 window is kept, as in production in its first week). At each age: RUNS real `dbt run`s of the
 next RUNS days (each its interval's change set and MERGE, in a warm session), and
 `lakehouse intervals` (the ledger read and listed), RUNS times; the table gives the fastest
-and the median of each (the fastest is the one a busy machine disturbs least). Writes
+and the median of each (the fastest is the one a busy machine disturbs least). `--listing-only`
+grows the interval ledger alone, never maintained (a ledger row a day and the adapter's
+compaction check, no data commit: the listing reads the ledger table only) and times only the
+listing, in a fraction of the time (raw/age-listing.json, shown beside the table). Writes
 docs/benchmarks/raw/age-<format>.json; `python -m retry_safe.bench report` puts the table into
 results.md.
 """
@@ -36,6 +40,7 @@ from typing import Any
 
 from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, configure_environment, run_dbt
 from retry_safe.scratch import write_project
+from retry_safe.tables import current_files
 
 OUT = PROJECT_DIR / "docs" / "benchmarks" / "raw"
 HOME = PROJECT_DIR / ".lakehouse" / "bench-age"
@@ -61,9 +66,13 @@ def flags(n: int) -> list[str]:
     return ["--event-time-start", str(day(n)), "--event-time-end", str(day(n + 1))]
 
 
-def measure(table_format: str, ages: list[int], home: Path, every: int) -> list[dict[str, Any]]:
+def measure(
+    table_format: str, ages: list[int], home: Path, every: int, listing_only: bool = False
+) -> list[dict[str, Any]]:
     """The measurements of one format and schedule (every: maintain after every so many
-    intervals; 0 never)."""
+    intervals; 0 never). listing_only: grow the interval ledger alone (a row and the adapter's
+    compaction check a day, no data commit) and time only `lakehouse intervals`, which reads
+    the ledger table alone."""
     target = EMBEDDED_TARGETS[table_format]
     shutil.rmtree(home, ignore_errors=True)
     os.environ.update(LAKEHOUSE_HOME=str(home), LAKEHOUSE_SCHEMA=SCHEMA, DBT_TARGET=target)
@@ -90,7 +99,8 @@ def measure(table_format: str, ages: list[int], home: Path, every: int) -> list[
         return [r.asDict() for r in spark.sql(sql).collect()]
 
     def grow(n: int) -> None:
-        spark.sql(f"insert into {relation} select * from {SCHEMA}.src where day = '{day(n)}'")
+        if not listing_only:
+            spark.sql(f"insert into {relation} select * from {SCHEMA}.src where day = '{day(n)}'")
         moments = [datetime.combine(day(n + k), datetime.min.time(), UTC) for k in (0, 1)]
         row = ledger.Row(relation, f"model.scratch.{TABLE}", "merge", *moments, "grown", None)
         spark.sql(ledger.insert_sql("lakehouse", [row]))
@@ -113,11 +123,11 @@ def measure(table_format: str, ages: list[int], home: Path, every: int) -> list[
                 assert quiet(["maintain", "--select", TABLE])[0] == 0
         build_seconds = time.perf_counter() - started
         runs = []
-        for k in range(RUNS):
+        for k in range(0 if listing_only else RUNS):
             began = time.perf_counter()
             run_dbt(["run", *flags(grown + k)], target, project_dir=project)
             runs.append(time.perf_counter() - began)
-        grown += RUNS
+        grown += len(runs)
         window = ["--since", str(FIRST), "--until", str(day(grown))]
         listings = []
         for _ in range(RUNS):
@@ -134,19 +144,13 @@ def measure(table_format: str, ages: list[int], home: Path, every: int) -> list[
                 "maintained_every": every,
                 "run_seconds": runs,
                 "intervals_seconds": listings,
-                "files": file_count(spark, relation, table_format),
-                "ledger_files": file_count(spark, "lakehouse.interval_ledger", table_format),
+                "files": current_files(spark, relation, table_format),
+                "ledger_files": current_files(spark, "lakehouse.interval_ledger", table_format),
                 "build_seconds": round(build_seconds, 1),
             }
         )
         print(json.dumps(results[-1]), flush=True)
     return results
-
-
-def file_count(spark: Any, relation: str, table_format: str) -> int:
-    if table_format == "iceberg":
-        return int(spark.sql(f"select count(*) from {relation}.files").first()[0])
-    return int(spark.sql(f"describe detail {relation}").first()["numFiles"])
 
 
 def summary(results: list[dict[str, Any]]) -> list[str]:
@@ -173,6 +177,37 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def measured_apart(
+    table_format: str, kind: str, options: list[str], args: argparse.Namespace
+) -> list | None:
+    """One format and schedule (kind: the maintenance interval, or "listing") measured in a
+    process of its own, on a warehouse of its own; its results, or None when it failed."""
+    command = [sys.executable, "-m", "retry_safe.bench.age", "--format", table_format, *options]
+    command += ["--ages", args.ages, "--home", str(args.home)]
+    if subprocess.run(command, cwd=PROJECT_DIR, check=False).returncode:
+        return None
+    part = OUT / f"age-{table_format}-{kind}.json"
+    results = json.loads(part.read_text())
+    part.unlink()
+    return results
+
+
+def listing_summary(results: list[dict[str, Any]]) -> list[str]:
+    """A markdown table of the listing-only measurements (fastest / median)."""
+    lines = [
+        "| format | intervals in the ledger | `lakehouse intervals` (fastest / median s) "
+        "| ledger files |",
+        "| --- | --- | --- | --- |",
+    ]
+    for r in results:
+        listing = r["intervals_seconds"]
+        lines.append(
+            f"| {r['format']} | {r['age']} | {min(listing):.2f} / {statistics.median(listing):.2f} "
+            f"| {r['ledger_files']} |"
+        )
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m retry_safe.bench.age")
     parser.add_argument("--formats", default="delta,iceberg")
@@ -180,28 +215,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", help=argparse.SUPPRESS)  # one format and schedule, here
     parser.add_argument("--every", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, default=HOME)
+    parser.add_argument(
+        "--listing-only",
+        action="store_true",
+        help="grow only the interval ledger, never maintained, and time `lakehouse intervals`",
+    )
     args = parser.parse_args(argv)
     ages = [int(a) for a in args.ages.split(",")]
     OUT.mkdir(parents=True, exist_ok=True)
     if args.format:
-        home = args.home / f"{args.format}-{args.every}"
-        results = measure(args.format, ages, home, args.every)
-        part = OUT / f"age-{args.format}-{args.every}.json"
+        kind = "listing" if args.listing_only else str(args.every)
+        home = args.home / f"{args.format}-{kind}"
+        results = measure(args.format, ages, home, args.every, args.listing_only)
+        part = OUT / f"age-{args.format}-{kind}.json"
         part.write_text(json.dumps(results, indent=1) + "\n")
         return 0
+    if args.listing_only:  # raw/age-listing.json, shown beside age.json by the report
+        schedules, name, table = [("listing", ["--listing-only"])], "age-listing", listing_summary
+    else:
+        schedules = [(str(every), ["--every", str(every)]) for every in (0, MAINTAIN_EVERY)]
+        name, table = "age", summary
     results: list[dict[str, Any]] = []
     for table_format in args.formats.split(","):
-        for every in (0, MAINTAIN_EVERY):
-            command = [sys.executable, "-m", "retry_safe.bench.age", "--format", table_format]
-            command += ["--every", str(every), "--ages", args.ages, "--home", str(args.home)]
-            if subprocess.run(command, cwd=PROJECT_DIR, check=False).returncode:
+        for kind, options in schedules:
+            part = measured_apart(table_format, kind, options, args)
+            if part is None:
                 return 1
-            part = OUT / f"age-{table_format}-{every}.json"
-            results += json.loads(part.read_text())
-            part.unlink()
+            results += part
         raw = {"measured_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "results": results}
-        (OUT / "age.json").write_text(json.dumps(raw, indent=1) + "\n")
-    print("\n".join(summary(results)))
+        (OUT / f"{name}.json").write_text(json.dumps(raw, indent=1) + "\n")
+    print("\n".join(table(results)))
     return 0
 
 

@@ -21,7 +21,7 @@ def load(out_dir: Path) -> dict[str, dict[str, dict[str, Any]]]:
     """label -> format -> raw run (age.json, `make bench-age`'s, is read by age())."""
     runs: dict[str, dict[str, dict[str, Any]]] = {}
     for path in sorted((out_dir / "raw").glob("*.json")):
-        if path.name == "age.json":
+        if path.name.startswith("age"):  # age.json, age-listing.json: age() reads them
             continue
         raw = json.loads(path.read_text())
         s = raw["settings"]
@@ -344,6 +344,25 @@ def age(path: Path) -> list[str]:
         f"session; maintained: `lakehouse maintain` after every {MAINTAIN_EVERY}th interval).",
         "",
         *summary(raw["results"]),
+        *listings(path.with_name("age-listing.json")),
+    ]
+
+
+def listings(path: Path) -> list[str]:
+    """The listing-only run's table (`python -m retry_safe.bench.age --listing-only`), if any."""
+    if not path.exists():
+        return []
+    from retry_safe.bench.age import RUNS, listing_summary
+
+    raw = json.loads(path.read_text())
+    return [
+        "",
+        f"`lakehouse intervals` on a ledger never maintained, measured {raw['measured_at']} by "
+        "`python -m retry_safe.bench.age --listing-only`: the ledger grown one row a day with "
+        f"the adapter's own compaction check after each write, no data commit (the listing "
+        f"reads the ledger table alone), then {RUNS} listings.",
+        "",
+        *listing_summary(raw["results"]),
     ]
 
 

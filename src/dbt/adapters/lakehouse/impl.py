@@ -237,19 +237,27 @@ class LakehouseAdapter(SparkAdapter):
         return ""
 
     @available
+    def create_seed_table(self, sql: str, overwrite_sql: str, bindings: list) -> str:
+        """A seed's table created with all its rows in one statement (lakehouse_seed.sql); when
+        another load of the seed created it first (errors.first_load_conflict), its rows are
+        replaced by overwrite_sql (load_seed_rows). Any other error is raised. Returns ''."""
+        try:
+            self.connections.add_query(sql, bindings=bindings, abridge_sql_log=True)
+        except Exception as error:  # noqa: BLE001 (only a table created meanwhile is handled)
+            if errors.first_load_conflict(str(error)) is None:
+                raise
+            return self.load_seed_rows(overwrite_sql, bindings)
+        return ""
+
+    @available
     def load_seed_rows(self, sql: str, bindings: list) -> str:
         """A seed's one INSERT OVERWRITE of all its rows (lakehouse_seed.sql): when another
-        load of the seed committed first, written again over it (conflicts.py); any other
-        error is raised. Returns ''."""
-        for attempt in range(1, conflicts.ATTEMPTS + 1):
-            try:
-                self.connections.add_query(sql, bindings=bindings, abridge_sql_log=True)
-                return ""
-            except DbtRuntimeError as error:
-                if conflicts.conflict(str(error)) is None or attempt == conflicts.ATTEMPTS:
-                    raise
-                time.sleep(conflicts.pause(attempt))
-        raise AssertionError("unreachable: the last attempt returns or raises")
+        load of the seed committed first, written again over it (conflicts.retrying); any
+        other error is raised. Returns ''."""
+        conflicts.retrying(
+            lambda: self.connections.add_query(sql, bindings=bindings, abridge_sql_log=True)
+        )
+        return ""
 
     @available
     def pin_view(self, name: str, sql: str) -> None:

@@ -2,8 +2,10 @@
 
 Stock dbt-spark submits Python models only to Databricks clusters. With ``method: session``
 the SQL side already runs in an in-process SparkSession; this helper executes the compiled
-model code (which ends with dbt-spark's own ``saveAsTable``) against that same session, so
-SQL and Python models share one JVM, one catalog and one set of table-format extensions.
+model code (which ends with dbt-spark's own ``saveAsTable``, or for idempotent_merge with the
+rows pinned into a temporary view: incremental.sql, lakehouse_py_stage) against that same
+session, so SQL and Python models share one JVM, one catalog and one set of table-format
+extensions.
 With ``method: connect`` the session is the process's Spark Connect session to the lakehouse
 server (connect.py): the DataFrame plan is built here and runs on the server.
 """

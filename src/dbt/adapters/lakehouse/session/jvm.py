@@ -6,7 +6,11 @@ Spark's launcher always starts the driver with `--add-modules=jdk.incubator.vect
 neither Spark nor Java has a switch for it. So the JVM is started with a pipe as its standard
 error, and a thread copies every line to the real standard error except that one. Everything
 else the JVM writes there (log4j's ERROR lines, a crash report) passes unchanged while dbt
-runs. Once this process has begun to exit (dbt has reported), the JVM's lines are dropped: they
+runs. The JVM's standard output goes into the same pipe: nothing of dbt's is on it (dbt writes
+from Python), but Delta's VACUUM prints a line per table there (`Deleted 0 files and
+directories in a total of 1 directories.`), which landed in the middle of dbt's output and of
+`lakehouse maintain --json`'s JSON. Those lines are dropped too: maintain reports what it
+deleted in its own words. Once this process has begun to exit (dbt has reported), the JVM's lines are dropped: they
 can only come from its own shutdown, which nobody asked about. The thread never raises: an
 exception in it would end the run with a Python traceback.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 import atexit
 import glob
 import os
+import re
 import sys
 import threading
 import warnings
@@ -29,6 +34,11 @@ from dbt.adapters.lakehouse.session.metastore import start_lock_reaper
 from dbt.adapters.lakehouse.session.metastore_lock import require_free_metastore
 
 DROPPED_LINES = (b"WARNING: Using incubator modules: ",)
+#: Delta's VACUUM, on the JVM's standard output, per table (and as a dry run)
+DROPPED_PATTERNS = (
+    re.compile(rb"Deleted \d+ files .*and directories in a total of \d+ directories\.\s*"),
+    re.compile(rb"Found \d+ files .*in a total of \d+ directories that are safe to delete\.\s*"),
+)
 JVM_EXITED = (
     "Spark's JVM exited while starting; Java's own reason is printed above. Check the target's "
     "server_side_parameters (spark.driver.memory, spark.driver.extraJavaOptions) and the Java "
@@ -45,24 +55,31 @@ def _forward(read_end: int, real_stderr: int) -> None:
         open(real_stderr, "wb", buffering=0) as sink,
     ):
         for line in source:
-            if _exiting.is_set() or line.startswith(DROPPED_LINES):
+            if _exiting.is_set() or dropped(line):
                 continue
             # On a write error keep reading all the same: a full pipe would block the JVM.
             with suppress(OSError):
                 sink.write(line)
 
 
+def dropped(line: bytes) -> bool:
+    return line.startswith(DROPPED_LINES) or any(p.fullmatch(line) for p in DROPPED_PATTERNS)
+
+
 @contextmanager
 def filtered_child_stderr() -> Iterator[threading.Thread]:
-    """Processes started inside the block write their standard error through the filter.
+    """Processes started inside the block write their standard error, and their standard
+    output, through the filter to the real standard error.
 
-    The process's own standard error is the real one again after the block; the thread runs
-    until the last child holding the pipe has exited. The block gets that thread.
+    The process's own standard error and output are the real ones again after the block; the
+    thread runs until the last child holding the pipe has exited. The block gets that thread.
     """
+    sys.stdout.flush()
     sys.stderr.flush()
-    real_stderr = os.dup(2)
+    real_stdout, real_stderr = os.dup(1), os.dup(2)
     read_end, write_end = os.pipe()
-    os.dup2(write_end, 2)  # inheritable: the children get the pipe as their fd 2
+    os.dup2(write_end, 1)  # inheritable: the children get the pipe as their fd 1 and fd 2
+    os.dup2(write_end, 2)
     os.close(write_end)
     forwarder = threading.Thread(
         target=_forward, args=(read_end, real_stderr), name="jvm-stderr", daemon=True
@@ -71,7 +88,10 @@ def filtered_child_stderr() -> Iterator[threading.Thread]:
     try:
         yield forwarder
     finally:
+        sys.stdout.flush()
         sys.stderr.flush()
+        os.dup2(real_stdout, 1)
+        os.close(real_stdout)
         os.dup2(real_stderr, 2)
 
 

@@ -19,6 +19,11 @@ once: only the errors below mean "another writer committed first".
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 ATTEMPTS = 5
 
@@ -60,6 +65,21 @@ def conflict(message: str) -> str | None:
 def pause(attempt: int) -> float:
     """Seconds to wait before attempt + 1: a random share of a second per attempt made."""
     return random.uniform(0.2, 1.0) * attempt
+
+
+def retrying(work: Callable[[], T]) -> T:
+    """work(), done again (up to ATTEMPTS times, after pause()) while its commit is one another
+    writer beat: for a commit that is whole in one statement and planned from the table as it
+    is when the statement runs (a maintenance command, a seed's overwrite). Any other error is
+    raised at once."""
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return work()
+        except Exception as error:  # noqa: BLE001 (only a conflict is retried)
+            if conflict(str(error)) is None or attempt == ATTEMPTS:
+                raise
+            time.sleep(pause(attempt))
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def attempt_line(relation: str, attempt: int, name: str) -> str:

@@ -32,13 +32,21 @@ Each invocation's rows are one commit, so one small file: after a year of daily 
 COMPACT_AT files or more (Delta OPTIMIZE, Iceberg rewrite_data_files): a commit that rewrites
 files, not rows, which another writer's append never conflicts with; a compaction that meets
 another's compaction leaves it to the next write.
+
+The same write keeps the ledger's own history bounded, for users who never run `lakehouse
+maintain` (which maintains the ledger with any selection): after the Iceberg year soak, the
+ledger's superseded files and 3,660 metadata files held 139 MB for 8 current files. With each
+compaction, Delta's VACUUM (its own retention, 7 days by default: the files a reader of a
+recent version needs stay) and, on Iceberg, expire_snapshots older than KEEP_HISTORY_HOURS,
+and the table property that deletes all but METADATA_KEPT previous metadata files at each
+commit. The rows carry everything the listing needs, so the history is only for time travel.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from dbt.adapters.lakehouse.session.bindings import sql_literal
@@ -59,6 +67,10 @@ COLUMNS = (
 LOADS = ("create", "merge", "unchanged")
 #: the ledger table's data files at which a write compacts it (module docstring)
 COMPACT_AT = 32
+#: the ledger's own history kept by the compacting write (Iceberg; Delta's VACUUM keeps the
+#: table's deleted-file retention, 7 days by default), and its previous metadata files kept
+KEEP_HISTORY_HOURS = 168
+METADATA_KEPT = 20
 
 
 @dataclass(frozen=True)
@@ -121,6 +133,13 @@ def insert_sql(schema: str, rows: Sequence[Row]) -> str:
     return f"insert into {table_name(schema)} values {', '.join(values)}"
 
 
+def data_files(run: Callable[[str], list[dict[str, Any]]], table: str, table_format: str) -> int:
+    """The data files of the table's current version (run: a statement's rows as dicts)."""
+    if table_format == "iceberg":
+        return int(run(f"select count(*) as files from {table}.files")[0]["files"])
+    return int(run(f"describe detail {table}")[0]["numFiles"])
+
+
 def compact_if_due(
     run: Callable[[str], list[dict[str, Any]]], schema: str, table_format: str
 ) -> bool:
@@ -128,24 +147,33 @@ def compact_if_due(
     statement's rows as dicts). A compaction another writer's compaction beat is left to the
     next write. Whether it compacted."""
     table = table_name(schema)
-    if table_format == "iceberg":
-        files = run(f"select count(*) as files from {table}.files")[0]["files"]
-        compact = (
-            f"call spark_catalog.system.rewrite_data_files(table => '{table}', "
-            "options => map('min-input-files', '2'))"
-        )
-    else:
-        files = run(f"describe detail {table}")[0]["numFiles"]
-        compact = f"optimize {table}"
-    if int(files) < COMPACT_AT:
+    if data_files(run, table, table_format) < COMPACT_AT:
         return False
     try:
-        run(compact)
+        for statement in upkeep_sql(table, table_format, datetime.now(UTC)):
+            run(statement)
     except Exception as error:  # noqa: BLE001 (only a conflict is left to the next write)
         if conflicts.conflict(str(error)) is None:
             raise
         return False
     return True
+
+
+def upkeep_sql(table: str, table_format: str, now: datetime) -> list[str]:
+    """The compacting write's statements: the compaction, then the history it bounds (module
+    docstring)."""
+    if table_format != "iceberg":
+        return [f"optimize {table}", f"vacuum {table}"]
+    cutoff = (now - timedelta(hours=KEEP_HISTORY_HOURS)).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return [
+        f"call spark_catalog.system.rewrite_data_files(table => '{table}', "
+        "options => map('min-input-files', '2'))",
+        f"alter table {table} set tblproperties ("
+        "'write.metadata.delete-after-commit.enabled' = 'true', "
+        f"'write.metadata.previous-versions-max' = '{METADATA_KEPT}')",
+        f"call spark_catalog.system.expire_snapshots(table => '{table}', "
+        f"older_than => timestamp '{cutoff}', retain_last => 1)",
+    ]
 
 
 def select_sql(schema: str, relation: str) -> str:

@@ -27,7 +27,6 @@ delete the files of a commit in flight).
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -353,16 +352,9 @@ def field(value: Any, name: str) -> Any:
 
 
 def retried(run: Run, sql: str) -> list[dict[str, Any]]:
-    """A maintenance commit, tried again (up to conflicts.ATTEMPTS) when a writer's commit
-    beat it: it is planned again from the table as it now is."""
-    for attempt in range(1, conflicts.ATTEMPTS + 1):
-        try:
-            return run(sql)
-        except Exception as error:  # noqa: BLE001 (only a conflict is retried)
-            if conflicts.conflict(str(error)) is None or attempt == conflicts.ATTEMPTS:
-                raise
-            time.sleep(conflicts.pause(attempt))
-    raise AssertionError("unreachable: the last attempt returns or raises")
+    """A maintenance commit, tried again when a writer's commit beat it: it is planned again
+    from the table as it now is (conflicts.retrying)."""
+    return conflicts.retrying(lambda: run(sql))
 
 
 # -- the report -------------------------------------------------------------------------------

@@ -63,10 +63,6 @@
     {%- for stage in stages if stage.kind == 'merge' -%}
         {%- do run_query('drop view if exists ' ~ stage.staged) -%}
         {%- do run_query('drop view if exists ' ~ stage.changes) -%}
-        {%- if stage.tmp_table -%}
-            {#- a Python model's staged rows, which its change set was computed from -#}
-            {%- do lakehouse_drop_table(stage.tmp_table) -%}
-        {%- endif -%}
     {%- endfor -%}
     {%- if refused -%}
         {% set msg %}

@@ -41,8 +41,9 @@
     {%- set existing_relation = load_relation(this) -%}
     {%- set tmp_relation = this.incorporate(path = {"identifier": this.identifier ~ '__dbt_tmp'}) -%}
 
-    {#-- for SQL models the new rows are staged in a temporary view without database and schema --#}
-    {%- if language == 'sql' -%}
+    {#-- the new rows are staged in a temporary view without database and schema: a SQL model's,
+         and for idempotent_merge a Python model's too (lakehouse_py_stage) --#}
+    {%- if language == 'sql' or idempotent -%}
         {%- set tmp_relation = tmp_relation.include(database=false, schema=false) -%}
     {%- endif -%}
 
@@ -73,7 +74,7 @@
         {%- endcall -%}
         {%- do persist_constraints(target_relation, model) -%}
     {%- else -%}
-        {%- if language == 'python' -%}
+        {%- if language == 'python' and not idempotent -%}
             {#-- a killed or refused earlier run can leave its staging table behind, and Iceberg
                  refuses to overwrite an existing table through saveAsTable: drop it first --#}
             {%- do lakehouse_drop_table(tmp_relation) -%}
@@ -84,6 +85,10 @@
                  model again for each, and rows an upstream writer adds in between would reach the
                  MERGE unchecked (a second row of a key, a NULL key, a row outside the interval) --#}
             {%- do adapter.pin_view(tmp_relation | string, compiled_code) -%}
+        {%- elif idempotent and language == 'python' -%}
+            {%- call statement('create_tmp_relation', language=language) -%}
+                {{ lakehouse_py_stage(compiled_code, tmp_relation) }}
+            {%- endcall -%}
         {%- else -%}
             {%- call statement('create_tmp_relation', language=language) -%}
                 {{ create_table_as(True, tmp_relation, compiled_code, language) }}
@@ -103,11 +108,8 @@
                 {{ lakehouse_get_incremental_sql(strategy, tmp_relation, target_relation, merge_into, unique_key, incremental_predicates) }}
             {%- endcall -%}
         {%- endif -%}
-        {%- if language == 'python' and outcome.stage and outcome.stage.kind == 'merge' -%}
-            {#-- a Delta audit stage keeps the staged rows until its MERGE is published: dropped then, with the stage's views --#}
-            {%- do outcome.stage.update({'tmp_table': tmp_relation | string}) -%}
-        {%- elif language == 'python' -%}
-            {#-- a Python model stages a real table; drop it (a SQL model's temp view ends with the session) --#}
+        {%- if language == 'python' and not idempotent -%}
+            {#-- dbt-spark's strategies stage a Python model's rows in a real table; drop it --#}
             {%- do lakehouse_drop_table(tmp_relation) -%}
         {%- endif -%}
     {%- endif -%}
@@ -122,6 +124,41 @@
     {%- endif -%}
     {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}
+
+{% macro lakehouse_py_stage(compiled_code, tmp_relation) %}
+{#-
+    idempotent_merge: a Python model's rows staged as a SQL model's are (adapter.pin_view,
+    pinned.py): computed once into a temporary view of the session, its rows cut off the plan
+    (localCheckpoint), so the checks and the change set read the same rows. dbt-spark writes
+    them to a <model>__dbt_tmp table, which cost a table's write, commit and drop per run
+    (a warm run of the cart twin: 2.3-2.6 s against 3.1-4.0 s on Delta, 2.0-3.0 against
+    2.7-3.3 s on Iceberg), one name that two runs of the model at once (two scheduler runs, or two
+    processes) overwrote or dropped under each other, and a leftover table when killed. A
+    temporary view belongs to its session: nothing on disk, nothing shared.
+-#}
+{{ compiled_code }}
+# --- the lakehouse adapter's staging (idempotent_merge) --- #
+dbt = dbtObj(spark.table)
+df = model(dbt, spark)
+
+import pyspark.sql
+
+if not isinstance(df, pyspark.sql.DataFrame):
+    try:
+        import pandas
+    except ImportError:
+        pandas = None
+    if hasattr(df, "to_spark"):  # pandas-on-Spark
+        df = df.to_spark()
+    elif pandas is not None and isinstance(df, pandas.DataFrame):
+        df = spark.createDataFrame(df)
+    else:
+        raise TypeError(
+            f"{{ this }}: model() returned {type(df)}; return a Spark or a pandas DataFrame"
+        )
+
+df.localCheckpoint(eager=True).createOrReplaceTempView("{{ tmp_relation }}")
+{% endmacro %}
 
 {% macro lakehouse_validate_incremental_strategy(raw_strategy, file_format) %}
     {#-
