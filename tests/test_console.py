@@ -12,7 +12,7 @@ import time
 import pytest
 from support.processes import step_env
 
-from dbt.adapters.lakehouse.session.jvm import filtered_child_stderr
+from dbt.adapters.lakehouse.session.jvm import filtered_child_output
 from retry_safe.project import run_module
 
 # What reaches the console is the JVM's logging and the filter: one pass runs these, the Delta
@@ -49,7 +49,7 @@ def test_the_filter_drops_only_the_incubator_warning_and_vacuums_lines(capfd):
         "WARNING: something else\\n"
         "the end')"
     )
-    with filtered_child_stderr():
+    with filtered_child_output():
         child = subprocess.Popen([sys.executable, "-c", script])
     assert child.wait(timeout=60) == 0
     assert read_stderr_until(capfd, "the end") == (

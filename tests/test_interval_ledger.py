@@ -47,6 +47,7 @@ def test_ledger_lists_loaded_days_their_commits_and_the_gap(
     # commits end in one file, and the listing below reads every row of them; and bounds the
     # ledger's own history (Iceberg: none kept older than the compaction, two metadata files)
     monkeypatch.setattr(ledger, "COMPACT_AT", 2)
+    monkeypatch.setattr(ledger, "CHECK_ONE_IN", 1)  # every write counts the files
     monkeypatch.setattr(ledger, "KEEP_HISTORY_HOURS", 0)
     monkeypatch.setattr(ledger, "METADATA_KEPT", 1)
     relation = f"{schema}.f1_drivers_merge"

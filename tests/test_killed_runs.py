@@ -86,7 +86,7 @@ ALL_KILLS[4:4] = [
     Kill(AUDITED_STEP, "orders", "staged"),
     Kill(AUDITED_STEP, "orders", "publishing"),
 ]
-# `make test`: a Python model while writing (its staging table left behind), a first load's
+# `make test`: a Python model while writing (its rows staged in a temporary view), a first load's
 # CREATE, the audited orders' publish and an additive batch right after the commit: the rows of
 # the fault table's rows about killed runs (docs/guarantees.md) but the SQL model killed before its MERGE (nothing
 # written, as the audited kill once staged on Delta: both `make soak`), in 5 processes instead
@@ -249,5 +249,5 @@ def test_runs_killed_at_every_point_then_rerun_leave_the_documents_tables(
         assert columns_of(result[table], columns) == as_text(rows), table
         found = [tuple(row) for row in columns_of(result[table], keys)]
         assert len(set(found)) == len(found), f"{table}: duplicate keys"
-    # A killed Python model leaves its staging table; the rerun replaces and drops it.
+    # No staging relation is left: a killed Python model's rows were a view of its session.
     assert result["relations"] == RELATIONS

@@ -317,6 +317,61 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
         # the refused change is discarded, and the change staged with it
         assert branches(spark, scores) == branches(spark, days) == ["main"]
         assert unpublished_snapshots(spark, scores) == unpublished_snapshots(spark, days) == []
+    # other writers commit to scores and to teams between the audit and the publish, and no
+    # other model of the build read them: each is staged again on its table as the writer left
+    # it, and its tests run again there. scores' pass: day 3 published, order 10 kept; teams'
+    # not_null fails on the writer's row: green held back
+    spark.sql(
+        f"insert into {schema}.teams_src values ('green', date'2026-11-03', timestamp'2026-11-03 09:00:00')"
+    )
+    writers = (
+        'on-run-end:\n  - "insert into {{ target.schema }}.scores values '
+        "(10, date'2026-11-03', 'placed', 100, timestamp'2026-11-03 10:00:00')\"\n"
+        '  - "insert into {{ target.schema }}.teams values '
+        "(null, date'2026-11-03', timestamp'2026-11-03 10:00:00')\"\n"
+        '  - "{{ lakehouse_publish_audited(results) }}"\n'
+    )
+    root = write_project(tmp_path / "project", models, project=writers)
+    logged.clear()
+    moved = run_dbt(
+        ["build", "--select", "scores", "teams", *DAY_3],
+        target,
+        project_dir=root,
+        expect_pass=False,
+        callbacks=[lambda event: logged.append(event.info.msg)],
+    )
+    why = "its data tests did not pass on the table as another writer left it"
+    assert outcomes(moved) == {
+        "scores": "success",
+        "unique_scores_id": "pass",
+        "not_null_scores_status": "pass",
+        "teams": "error",
+        "not_null_teams_team": "error",
+    }
+    messages = {r.node.name: r.message for r in moved.result.results}
+    assert messages["teams"] == f"not published: {why} (not_null_teams_team fail)"
+    assert rows(spark, scores, ["id", "day", "status"]) == [
+        (1, D2, "shipped"),
+        (2, D1, "placed"),
+        (3, D2, "placed"),
+        (4, D3, "placed"),
+        (9, D3, "placed"),
+        (10, D3, "placed"),
+    ]
+    assert ledger(spark, scores, table_format) == [
+        ("2026-11-01", "create"),
+        ("2026-11-02", "merge"),
+        ("2026-11-03", "merge"),
+    ]
+    said = " ".join(" ".join(logged).split())
+    assert f"published {scores}: " in said, said[-3000:]
+    assert "after another writer committed; attempt 2 of 5)" in said, said[-3000:]
+    assert rows(spark, teams, ["team", "day"]) == [(None, D3), ("blue", D2), ("red", D1)]
+    assert ledger(spark, teams, table_format) == [("2026-11-01", "create"), ("2026-11-02", "merge")]
+    if table_format == "iceberg":
+        assert branches(spark, scores) == branches(spark, teams) == ["main"]
+        assert unpublished_snapshots(spark, scores) == unpublished_snapshots(spark, teams) == []
+
     # nothing staged is left as a table (a Python model's staged rows included), nor as files,
     # and each table's folder is named after it
     assert table_names(spark, schema) == tables

@@ -20,6 +20,12 @@ from pathlib import Path
 from typing import Any
 
 MISSING = ("TABLE_OR_VIEW_NOT_FOUND", "Table or view not found")
+# Iceberg's SparkSessionCatalog looks a name up in Iceberg, then, not found there, in the session
+# catalog: a read in the instant a first load creates the table misses it in Iceberg and finds it
+# in the metastore, as a Hive table Spark cannot read (docs/guarantees.md, known limits). Such a
+# read began before the table existed: it counts as a read of a missing table, but only until
+# this reader has seen the table; after that the same error fails the test.
+BEING_CREATED = "Failed to instantiate org.apache.hadoop.mapred.FileInputFormat"
 # Seconds between rounds: an analyst, not a load test (2 cores share the server with dbt's runs;
 # a round every 2 s still reads each table dozens of times while the writers commit). `make soak`
 # reads eight times as often.
@@ -30,17 +36,26 @@ def as_text(rows: list[Any]) -> list[list[str]]:
     return sorted([str(value) for value in row] for row in rows)
 
 
+def missing(error: str, seen_before: bool) -> bool:
+    """Whether a failed read is a read of a table that did not exist yet."""
+    if any(text in error for text in MISSING):
+        return True
+    return BEING_CREATED in error and not seen_before
+
+
 def read_loop(
     query: Callable[[str], list[Any]], tables: list[str], stop: Callable[[], bool]
 ) -> list[dict]:
     """Read every table in turn until stop(); one {table, rows} per read (rows None: missing)."""
     reads: list[dict] = []
+    seen: set[str] = set()
     while not stop():
         for table in tables:
             try:
                 rows: list[list[str]] | None = as_text(query(f"select * from {table}"))
+                seen.add(table)
             except Exception as problem:  # noqa: BLE001 (only a missing table is expected)
-                if not any(text in str(problem) for text in MISSING):
+                if not missing(str(problem), table in seen):
                     raise
                 rows = None
             reads.append({"table": table, "rows": rows})

@@ -126,3 +126,26 @@ def test_the_compacting_write_bounds_the_ledgers_own_history():
         "call spark_catalog.system.expire_snapshots(table => 'lakehouse.interval_ledger', "
         "older_than => timestamp '2026-11-29 09:30:00.000000', retain_last => 1)",
     ]
+
+
+def test_one_write_in_check_one_in_counts_the_files_and_compacts_at_the_threshold():
+    ran: list[str] = []
+
+    def run(sql: str) -> list[dict]:
+        ran.append(sql)
+        return [{"numFiles": 32}] if sql.startswith("describe detail") else []
+
+    # a write whose draw is not 0 runs no statement at all
+    assert not ledger.compact_if_due(run, "lakehouse", "delta", draw=lambda n: n - 1)
+    assert ran == []
+    # the drawn write counts, and at 32 files compacts and vacuums
+    assert ledger.compact_if_due(run, "lakehouse", "delta", draw=lambda n: 0)
+    assert ran == [
+        "describe detail lakehouse.interval_ledger",
+        "optimize lakehouse.interval_ledger",
+        "vacuum lakehouse.interval_ledger",
+    ]
+    # the draw is over CHECK_ONE_IN writes
+    drawn: list[int] = []
+    ledger.compact_if_due(run, "lakehouse", "delta", draw=lambda n: drawn.append(n) or 1)
+    assert drawn == [8]

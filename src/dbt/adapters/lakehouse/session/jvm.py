@@ -10,8 +10,8 @@ runs. The JVM's standard output goes into the same pipe: nothing of dbt's is on 
 from Python), but Delta's VACUUM prints a line per table there (`Deleted 0 files and
 directories in a total of 1 directories.`), which landed in the middle of dbt's output and of
 `lakehouse maintain --json`'s JSON. Those lines are dropped too: maintain reports what it
-deleted in its own words. Once this process has begun to exit (dbt has reported), the JVM's lines are dropped: they
-can only come from its own shutdown, which nobody asked about. The thread never raises: an
+deleted in its own words. Once this process has begun to exit (dbt has reported), the JVM's
+lines are dropped: they can only come from its own shutdown, which nobody asked about. The thread never raises: an
 exception in it would end the run with a Python traceback.
 """
 
@@ -33,9 +33,10 @@ from dbt.adapters.lakehouse.session.metastore import require_ready as require_re
 from dbt.adapters.lakehouse.session.metastore import start_lock_reaper
 from dbt.adapters.lakehouse.session.metastore_lock import require_free_metastore
 
-DROPPED_LINES = (b"WARNING: Using incubator modules: ",)
-#: Delta's VACUUM, on the JVM's standard output, per table (and as a dry run)
-DROPPED_PATTERNS = (
+#: The lines dropped (module docstring): Java's incubator warning; Delta's VACUUM per table,
+#: and as a dry run
+DROPPED = (
+    re.compile(rb"WARNING: Using incubator modules: .*\s*"),
     re.compile(rb"Deleted \d+ files .*and directories in a total of \d+ directories\.\s*"),
     re.compile(rb"Found \d+ files .*in a total of \d+ directories that are safe to delete\.\s*"),
 )
@@ -55,19 +56,15 @@ def _forward(read_end: int, real_stderr: int) -> None:
         open(real_stderr, "wb", buffering=0) as sink,
     ):
         for line in source:
-            if _exiting.is_set() or dropped(line):
+            if _exiting.is_set() or any(p.fullmatch(line) for p in DROPPED):
                 continue
             # On a write error keep reading all the same: a full pipe would block the JVM.
             with suppress(OSError):
                 sink.write(line)
 
 
-def dropped(line: bytes) -> bool:
-    return line.startswith(DROPPED_LINES) or any(p.fullmatch(line) for p in DROPPED_PATTERNS)
-
-
 @contextmanager
-def filtered_child_stderr() -> Iterator[threading.Thread]:
+def filtered_child_output() -> Iterator[threading.Thread]:
     """Processes started inside the block write their standard error, and their standard
     output, through the filter to the real standard error.
 
@@ -82,7 +79,7 @@ def filtered_child_stderr() -> Iterator[threading.Thread]:
     os.dup2(write_end, 2)
     os.close(write_end)
     forwarder = threading.Thread(
-        target=_forward, args=(read_end, real_stderr), name="jvm-stderr", daemon=True
+        target=_forward, args=(read_end, real_stderr), name="jvm-output", daemon=True
     )
     forwarder.start()
     try:
@@ -116,7 +113,7 @@ def start_session(parameters: Mapping[str, str], check_metastore: bool = True) -
     from pyspark.errors import PySparkRuntimeError
 
     try:
-        with filtered_child_stderr() as forwarder:
+        with filtered_child_output() as forwarder:
             builder.getOrCreate()
     except PySparkRuntimeError as error:  # a Python traceback otherwise
         if error.getCondition() != "JAVA_GATEWAY_EXITED":

@@ -1,8 +1,10 @@
 """A query's rows computed once into a temporary view that no later write can change.
 
 idempotent_merge pins two things. The interval's rows of a SQL model merging into an
-existing table (the staged ``<model>__dbt_tmp``), so that the source check and the change set
-read the same rows, whatever an upstream writer commits in between. And its change set, read
+existing table, and of a Python model always (the staged ``<model>__dbt_tmp``; a Python
+model's code pins its DataFrame the same way, incremental.sql's lakehouse_py_stage), so that
+the source check and the change set read the same rows, whatever an upstream writer commits in
+between. And its change set, read
 three times: the count per operation, the MERGE (which may read its source twice), and for
 batch_column the check after the MERGE.
 

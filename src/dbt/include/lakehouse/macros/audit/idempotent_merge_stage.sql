@@ -17,7 +17,10 @@
           committed to it; main does not move.
         Returns {'counts': [[op, rows, units], ...], 'stage': the stage's details, or none when
         nothing changes (nothing staged, no branch, no commit)}; adapter.stage_audited registers
-        it at the end of the materialization.
+        it at the end of the materialization. The stage keeps this macro's arguments
+        ('replan'): when another writer commits to the table before the publish,
+        lakehouse_publish_audited stages the change again on the table as it then is and audits
+        it again (the change set view stays in the session until the publish).
     -#}
     {%- set version = lakehouse_commit_history(target, file_format, newest_only=true)[0].version -%}
     {%- set base = target ~ ' version as of ' ~ version -%}
@@ -26,8 +29,9 @@
     {%- if not counts -%}
         {{ return({'counts': counts, 'stage': none}) }}
     {%- endif -%}
+    {%- set replan = {'cfg': cfg, 'source': source, 'one_row_per_key': one_row_per_key, 'load': load} -%}
     {%- if file_format == 'delta' -%}
-        {%- set stage = {'kind': 'merge', 'staged': adapter.quote_column(target.identifier ~ '__dbt_audit'), 'base': version, 'changes': changes} -%}
+        {%- set stage = {'kind': 'merge', 'staged': adapter.quote_column(target.identifier ~ '__dbt_audit'), 'base': version, 'changes': changes, 'replan': replan} -%}
         {%- call statement('idempotent_merge_stage') -%}
             create or replace temporary view {{ stage.staged }} as
             {{ idempotent_merge_staged_sql(cfg, changes, base) }}
@@ -45,7 +49,7 @@
     {%- if cfg.batch_column -%}
         {%- do idempotent_merge_verify_batches(cfg, changes, into) -%}
     {%- endif -%}
-    {{ return({'counts': counts, 'stage': {'kind': 'branch', 'staged': into, 'branch': branch, 'base': version}}) }}
+    {{ return({'counts': counts, 'stage': {'kind': 'branch', 'staged': into, 'branch': branch, 'base': version, 'changes': changes, 'replan': replan}}) }}
 {% endmacro %}
 
 {% macro idempotent_merge_staged_sql(cfg, changes, target) %}

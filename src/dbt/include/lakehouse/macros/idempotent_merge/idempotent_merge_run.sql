@@ -132,8 +132,9 @@
         {%- if planned -%}
             {%- do planned.update({'applied': applied_units | sum}) -%}
         {%- endif -%}
-        {%- if not (stage and stage.kind == 'merge') -%}
-            {#- a Delta stage's MERGE reads the change set at the publish; its views are dropped then -#}
+        {%- if not stage -%}
+            {#- a stage's change set is read again at the publish (a Delta stage's MERGE, a stage
+                audited again); lakehouse_publish_audited drops it then -#}
             {%- do run_query('drop view if exists ' ~ changes) -%}
         {%- endif -%}
         {%- set planned = planned or none -%}

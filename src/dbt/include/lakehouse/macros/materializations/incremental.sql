@@ -79,11 +79,12 @@
                  refuses to overwrite an existing table through saveAsTable: drop it first --#}
             {%- do lakehouse_drop_table(tmp_relation) -%}
         {%- endif -%}
-        {%- if idempotent and language == 'sql' and merge_into is not none -%}
-            {#-- an interval into an existing table: the model's rows computed once (adapter.pin_view),
-                 so the strategy's checks and its change set read the same rows; a view would run the
-                 model again for each, and rows an upstream writer adds in between would reach the
-                 MERGE unchecked (a second row of a key, a NULL key, a row outside the interval) --#}
+        {%- if idempotent and language == 'sql' and (merge_into is not none or plan.audit.staged) -%}
+            {#-- an interval into an existing table, or a staged first load: the model's rows computed
+                 once (adapter.pin_view), so the strategy's checks and its change set (and a stage
+                 audited again at the publish) read the same rows; a view would run the model again
+                 for each, and rows an upstream writer adds in between would reach the MERGE
+                 unchecked (a second row of a key, a NULL key, a row outside the interval) --#}
             {%- do adapter.pin_view(tmp_relation | string, compiled_code) -%}
         {%- elif idempotent and language == 'python' -%}
             {%- call statement('create_tmp_relation', language=language) -%}
