@@ -60,6 +60,15 @@ EXPECTED_DAGS = {
         "retail_session_products_seed_build",
     ],
 }
+# Runs of a DAG at once, with 3 allowed: one at a time for a pipeline with a model each run
+# rebuilds whole (order_changes) or a test comparing two of its models whole (f1_drivers)
+MAX_ACTIVE_RUNS = {
+    "lakehouse_cart_abandonment": 3,
+    "lakehouse_customer_balances": 3,
+    "lakehouse_f1_drivers": 1,
+    DAG: 1,
+    "lakehouse_seeds": 1,
+}
 DAGBAG = """
 import json
 from airflow.dag_processing.dagbag import DagBag
@@ -68,6 +77,7 @@ print("DAGBAG " + json.dumps({{
     "errors": {{str(k): str(v) for k, v in bag.import_errors.items()}},
     "dags": {{d: sorted(t.task_id for t in dag.tasks) for d, dag in bag.dags.items()}},
     "retries": sorted({{t.retries for dag in bag.dags.values() for t in dag.tasks}}),
+    "max_active_runs": {{d: dag.max_active_runs for d, dag in bag.dags.items()}},
 }}))
 """
 TOKEN = "token-for-the-airflow-test"
@@ -123,6 +133,7 @@ def test_a_day_of_the_orders_pipeline_runs_through_airflow(
         LAKEHOUSE_THRIFT_PORT=str(thrift_port),
         LAKEHOUSE_SERVER_TOKEN=TOKEN,
         LAKEHOUSE_THRIFT_PASSWORD=TOKEN,
+        LAKEHOUSE_AIRFLOW_MAX_ACTIVE_RUNS="3",
     )
     # the suite's own target folder (tests/conftest.py) is not the tasks': Cosmos runs each in a
     # copy of the project and keeps its partial_parse.msgpack from target/ there
@@ -167,6 +178,7 @@ def test_a_day_of_the_orders_pipeline_runs_through_airflow(
         assert bag["errors"] == {}
         assert bag["dags"] == EXPECTED_DAGS
         assert bag["retries"] == [2]
+        assert bag["max_active_runs"] == MAX_ACTIVE_RUNS
         migrated = migrate.communicate(timeout=300)[0]
         assert migrate.returncode == 0, migrated[-3000:]
         took["migrated"] = time.monotonic() - started

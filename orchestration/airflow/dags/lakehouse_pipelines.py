@@ -40,7 +40,9 @@ Settings (environment of the scheduler, read when this file is parsed):
   LAKEHOUSE_AIRFLOW_MAX_ACTIVE_RUNS runs of a DAG at once (catchup, backfills): 3 with a shared
                             metastore, else 1 (and then one task at a time); always 1 for a
                             pipeline with a model each run rebuilds whole (order_changes:
-                            stg_order_change_lines), and its backfills need --max-active-runs 1
+                            stg_order_change_lines) or with a test comparing two of its
+                            models whole (f1_drivers' same_rows_as), and their backfills need
+                            --max-active-runs 1
   LAKEHOUSE_AIRFLOW_POOL    the tasks' Airflow pool (default_pool); with the embedded metastore
                             a pool of one slot keeps a backfill and scheduled runs apart
 """
@@ -212,21 +214,25 @@ def dbt_dag(dag_id: str, select: str, flags: list[str], **dag) -> DbtDag:
     )
 
 
-def joined_pipelines() -> set[str]:
+def joined_pipelines() -> dict[str, bool]:
     """The pipelines with a data test of two of their models (same_rows_as of a SQL model and
     its DataFrame twin): a build of one of them runs it against the other, which must be at
-    the same day, and an audited model is refused a build without all its tests."""
+    the same day, and an audited model is refused a build without all its tests. Each with
+    whether all such tests compare the run's interval only (same_rows_as' interval_column): if
+    one compares whole tables, runs of the pipeline at once make it fail (one twin already has
+    another run's day, the other not yet), so the pipeline runs one run at a time."""
     nodes = json.loads(MANIFEST.read_text())["nodes"].values()
     folder = {
         node["unique_id"]: Path(node["original_file_path"]).parts[1]
         for node in nodes
         if node["resource_type"] == "model"
     }
-    joined = set()
+    joined: dict[str, bool] = {}
     for node in nodes:
         models = [folder[n] for n in node.get("depends_on", {}).get("nodes", []) if n in folder]
         if node["resource_type"] == "test" and len(models) > 1 and len(set(models)) == 1:
-            joined.add(models[0])
+            scoped = "interval_column" in (node.get("test_metadata") or {}).get("kwargs", {})
+            joined[models[0]] = joined.get(models[0], True) and scoped
     return joined
 
 
@@ -300,5 +306,6 @@ _rebuilt = rebuilt_models()
 _joined = joined_pipelines()
 for _pipeline, _begin in pipelines().items():
     _make = joined_pipeline_dag if _pipeline in _joined else pipeline_dag
-    globals()[f"lakehouse_{_pipeline}"] = _make(_pipeline, _begin, serial=_pipeline in _rebuilt)
+    _serial = _pipeline in _rebuilt or not _joined.get(_pipeline, True)
+    globals()[f"lakehouse_{_pipeline}"] = _make(_pipeline, _begin, serial=_serial)
 lakehouse_seeds = seeds_dag()
