@@ -39,6 +39,19 @@ def test_rerun_changes_nothing_and_python_equals_sql(spark, target, schema, tabl
         assert duplicate_keys(spark, relation, KEY) == []
     run_dbt(["test", *SELECT], target)
 
+    if table_format == "delta":  # the test's SQL is the same on both formats
+        # a twin that differs outside the interval (another run's day, published to one twin
+        # first): the interval's comparison passes, the whole tables' names the row
+        spark.sql(
+            f"delete from {schema}.{MODELS[1]} where event_date = date'2026-01-03' "
+            "and product_id = 'P1'"
+        )
+        twins = ["--select", f"{MODELS[0]},test_name:same_rows_as"]
+        run_dbt(["test", *twins], target, interval_vars("2026-01-01", "2026-01-03"))
+        failed = run_dbt(["test", *twins], target, expect_pass=False)
+        tests = [r for r in failed.result.results if r.node.resource_type == "test"]
+        assert [(str(r.status), r.failures) for r in tests] == [("fail", 1)]
+
 
 def test_a_corrected_source_deletes_inside_its_interval_only_and_an_emptied_one_is_refused(
     spark, target, schema, table_format
