@@ -6,6 +6,7 @@ from __future__ import annotations
 from pyspark.errors import PySparkException
 
 from dbt.adapters.lakehouse.errors import first_load_conflict, spark_error_line
+from dbt.adapters.lakehouse.strategy.conflicts import publish_conflict
 
 CAST = (
     '[CAST_INVALID_INPUT] The value \'A-3\' of the type "STRING" cannot be cast to "BIGINT" '
@@ -93,7 +94,29 @@ def test_a_first_load_conflict_is_told_apart_from_any_other_error():
         "table has been changed by a concurrent update.": (
             "another run created it meanwhile (its first commit came first)"
         ),
+        # seen under Airflow: two first loads of an audited model, the metastore naming the
+        # table between the plan and Delta's commit
+        "[DELTA_TABLE_ALREADY_EXISTS] Table "
+        "`analytics`.`retail_daily_product_cart_abandonment` already exists.": (
+            "another run created it meanwhile"
+        ),
         "[TABLE_OR_VIEW_NOT_FOUND] The table or view `analytics`.`src` cannot be found.": None,
         "[CAST_INVALID_INPUT] The value 'A-3' of the type \"STRING\" cannot be cast.": None,
     }
     assert {message: first_load_conflict(message) for message in cases} == cases
+
+
+def test_an_audited_publish_told_another_writer_committed_first():
+    """What refuses an audited publish because the table moved since the stage: a commit
+    conflict of the format, or Iceberg's fast-forward onto a main that moved (as seen under
+    Airflow and in Iceberg's FastForward); anything else is raised."""
+    cases = {
+        "[DELTA_CONCURRENT_APPEND.WITHOUT_HINT] Transaction conflict detected. a concurrent "
+        "MERGE added data to table spark_catalog.analytics.orders committed at version 1.": (
+            "DELTA_CONCURRENT_APPEND"
+        ),
+        "org.apache.iceberg.exceptions.ValidationException: Cannot fast-forward: main is not "
+        "an ancestor of dbt_audit_0f3a": "main moved",
+        "[TABLE_OR_VIEW_NOT_FOUND] The table or view `analytics`.`src` cannot be found.": None,
+    }
+    assert {message: publish_conflict(message) for message in cases} == cases

@@ -61,6 +61,8 @@ FIRST_LOAD_CONFLICTS = {
     # the metastore already names it (Delta and Iceberg)
     "TABLE_OR_VIEW_ALREADY_EXISTS": "another run created it meanwhile",
     "TABLE_ALREADY_EXISTS": "another run created it meanwhile",
+    # Delta's own check, when the metastore named the table between the plan and the commit
+    "DELTA_TABLE_ALREADY_EXISTS": "another run created it meanwhile",
     # Delta, both runs writing the first commit of one folder
     "DELTA_PROTOCOL_CHANGED": "another run created it meanwhile (its first commit came first)",
     "DELTA_CONCURRENT_WRITE": "another run created it meanwhile (its first commit came first)",

@@ -395,6 +395,22 @@ class LakehouseAdapter(SparkAdapter):
         return ""
 
     @available
+    def publish_commit(self, sql: str) -> str:
+        """Run an audited stage's publishing statement (lakehouse_publish_audited): '' once
+        committed; when another writer committed since the stage (conflicts.publish_conflict),
+        what showed it, so the stage is audited again on the table as it now is. Any other
+        error is raised."""
+        try:
+            self.execute(sql)
+        except DbtRuntimeError as error:
+            name = conflicts.publish_conflict(str(error))
+            if name is None:
+                raise
+            errors.logger.debug(f"the publish met another writer's commit: {error}")
+            return name
+        return ""
+
+    @available
     def met_concurrent_commit(self, relation: str, attempt: int, name: str) -> str:
         """Log that this attempt met another writer's commit (name: what showed it), wait a
         short random while, and return name."""

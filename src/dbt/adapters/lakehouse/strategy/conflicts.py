@@ -53,6 +53,18 @@ CONFLICTS = (
 )
 
 
+#: Iceberg's fast_forward when main moved since the branch was made (write-audit-publish)
+NOT_AN_ANCESTOR = "is not an ancestor of"
+
+
+def publish_conflict(message: str) -> str | None:
+    """The name of what refused an audited publish because another writer committed since the
+    stage (a commit conflict, or Iceberg's fast-forward onto a main that moved), or None."""
+    if NOT_AN_ANCESTOR in message and "fast-forward" in message:
+        return "main moved"
+    return conflict(message)
+
+
 def conflict(message: str) -> str | None:
     """The name of the conflict an error's text reports, or None when the error is anything
     else."""

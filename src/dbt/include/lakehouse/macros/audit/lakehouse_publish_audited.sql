@@ -61,18 +61,27 @@
         {%- endif -%}
     {%- endfor -%}
     {%- for stage in publishable -%}
-        {%- set current = {'why': none, 'note': '', 'unchanged': false} if stage.model in read else lakehouse_publish_current(stage, results) -%}
+        {%- set upstream = stage.reads | select('in', held) | list -%}
+        {%- if upstream -%}
+            {%- set current = {'why': 'it read ' ~ (upstream | join(', ')) ~ ', which was not published', 'refused': false} -%}
+        {%- elif stage.model in read -%}
+            {#- another stage's rows came from this stage: published as audited, or not at all -#}
+            {%- set met = lakehouse_publish_stage(stage) -%}
+            {%- set current = {'why': 'its publish met a commit of another writer (' ~ met ~ ')' if met else none, 'refused': true, 'note': '', 'unchanged': false} -%}
+        {%- else -%}
+            {%- set current = lakehouse_publish_current(stage, results) -%}
+        {%- endif -%}
         {%- if current.why is not none -%}
             {%- if current.refused -%}
                 {%- do refused.append(stage.published ~ ' (' ~ stage.model ~ '): ' ~ current.why) -%}
             {%- endif -%}
+            {%- do held.append(stage.model) -%}
             {%- do lakehouse_hold_back(stage, results, current.why) -%}
         {%- elif current.unchanged -%}
             {#- the table as another writer left it already holds the rows of the interval -#}
             {%- do lakehouse_record_interval(stage.published, stage.model, 'unchanged', stage.bounds) -%}
             {{ log('lakehouse_publish_audited: nothing to publish in ' ~ stage.published ~ ': ' ~ current.note, info=True) }}
         {%- else -%}
-            {%- do lakehouse_publish_stage(stage) -%}
             {%- do published.append(stage.model) -%}
             {#- the interval ledger, after the publish: Iceberg's main is now the branch's commit, Delta's MERGE made the version after the one staged on -#}
             {%- do lakehouse_record_interval(stage.published, stage.model, stage.load, stage.bounds, stage.version if stage.kind == 'branch' else (stage.base | int) + 1) -%}
@@ -182,19 +191,27 @@ Run the same interval again: the rerun computes the change against the table as 
 
 {% macro lakehouse_publish_current(stage, results) %}
     {#-
-        Right before a stage no other stage read is published: while its table moved since
-        the change was staged, stage it again on the table as it now is and audit it again
+        Publish a stage no other stage read, on the table as it now is: while the table moved
+        since the change was staged, or the publish itself met another writer's commit
+        (adapter.publish_commit), stage it again on the table as it now is and audit it again
         (lakehouse_audit_again), up to adapter.merge_attempts() times. Returns {'why': none
-        when it may be published (stage updated in place), else why not; 'refused': true when
-        the table kept moving; 'unchanged': true when the table as it now is already holds
-        the interval's rows; 'note': what the log line adds}.
+        once published (or nothing left to publish), else why not; 'refused': true when the
+        table kept moving; 'unchanged': true when the table as it now is already holds the
+        interval's rows; 'note': what the log line adds}.
     -#}
     {%- set state = {'why': none, 'refused': false, 'unchanged': false, 'note': '', 'done': false} -%}
     {%- set attempts = adapter.merge_attempts() -%}
     {%- for attempt in range(1, attempts + 1) if not state.done -%}
         {%- set moved = lakehouse_publish_check(stage) -%}
         {%- if moved is none -%}
-            {%- do state.update({'done': true}) -%}
+            {%- set met = lakehouse_publish_stage(stage) -%}
+            {%- if met -%}
+                {%- set moved = 'its publish met a commit of another writer (' ~ met ~ ')' -%}
+            {%- else -%}
+                {%- do state.update({'done': true}) -%}
+            {%- endif -%}
+        {%- endif -%}
+        {%- if state.done -%}
         {%- elif attempt == attempts -%}
             {%- do state.update({'done': true, 'refused': true, 'why': moved ~ ', on each of ' ~ attempts ~ ' audits'}) -%}
         {%- else -%}
@@ -254,15 +271,15 @@ Run the same interval again: the rerun computes the change against the table as 
         Publish one stage in one commit: Iceberg fast-forwards main to the branch
         (fast_forward itself refuses when main is no longer the branch's ancestor; the branch
         is dropped at the end of the hook, so a test audited again later that reads this stage
-        reads what was published), Delta runs the kept MERGE with its ledger entry.
+        reads what was published), Delta runs the kept MERGE with its ledger entry. Returns ''
+        once committed, or what showed that another writer committed since the stage
+        (adapter.publish_commit: nothing was published).
     -#}
     {%- if stage.kind == 'branch' -%}
-        {%- do run_query("call spark_catalog.system.fast_forward('" ~ stage.schema ~ "." ~ stage.identifier ~ "', 'main', '" ~ stage.branch ~ "')") -%}
-    {%- else -%}
-        {%- do lakehouse_commit_metadata_set('delta', stage.ledger) -%}
-        {%- call statement('lakehouse_publish_merge') -%}
-            {{ stage.merge_sql }}
-        {%- endcall -%}
-        {%- do lakehouse_commit_metadata_reset('delta') -%}
+        {{ return(adapter.publish_commit("call spark_catalog.system.fast_forward('" ~ stage.schema ~ "." ~ stage.identifier ~ "', 'main', '" ~ stage.branch ~ "')")) }}
     {%- endif -%}
+    {%- do lakehouse_commit_metadata_set('delta', stage.ledger) -%}
+    {%- set met = adapter.publish_commit(stage.merge_sql) -%}
+    {%- do lakehouse_commit_metadata_reset('delta') -%}
+    {{ return(met) }}
 {% endmacro %}
