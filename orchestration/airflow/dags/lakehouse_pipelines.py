@@ -39,10 +39,9 @@ Settings (environment of the scheduler, read when this file is parsed):
                             scheduler's own daily runs, backfills of days up to it still run
   LAKEHOUSE_AIRFLOW_MAX_ACTIVE_RUNS runs of a DAG at once (catchup, backfills): 3 with a shared
                             metastore, else 1 (and then one task at a time); always 1 for a
-                            pipeline with a model each run rebuilds whole (order_changes:
-                            stg_order_change_lines) or with a test comparing two of its
-                            models whole (f1_drivers' same_rows_as), and their backfills need
-                            --max-active-runs 1
+                            pipeline with a model each run rebuilds whole (a table or view)
+                            or with a test comparing two of its models whole (f1_drivers'
+                            same_rows_as), and their backfills need --max-active-runs 1
   LAKEHOUSE_AIRFLOW_POOL    the tasks' Airflow pool (default_pool); with the embedded metastore
                             a pool of one slot keeps a backfill and scheduled runs apart
 """
