@@ -3,6 +3,7 @@
 
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -129,12 +130,15 @@ class LakehouseAdapter(SparkAdapter):
         start: object = None,
         end: object = None,
         version: object = None,
+        since: object = None,
     ) -> str:
         """Record one run's interval for the interval ledger table (ledger.py): the table, the
         model, the kind of load (create, merge or unchanged), [start, end), this invocation
         and the table's version after the run. Written with the invocation's other rows as it
-        ends (cleanup_connections). Returns ''."""
+        ends (cleanup_connections). since (ledger_clock()): when a create began, the moment
+        its row is ordered at (ledger.py: a create starts the table over). Returns ''."""
         moments = [parse_instant(value) if value is not None else None for value in (start, end)]
+        at = {"recorded_at": parse_instant(since)} if since is not None else {}
         row = ledger.Row(
             relation,
             model,
@@ -142,6 +146,7 @@ class LakehouseAdapter(SparkAdapter):
             *moments,
             get_invocation_id(),
             None if version is None else str(version),
+            **at,
         )
         with _PENDING_LOCK:
             _PENDING.append(row)
@@ -393,6 +398,11 @@ class LakehouseAdapter(SparkAdapter):
             errors.logger.debug(f"the concurrent commit, as the format reported it: {error}")
             return self.met_concurrent_commit(relation, attempt, name)
         return ""
+
+    @available
+    def ledger_clock(self) -> str:
+        """Now, UTC, as ISO-8601 text: the moment a create begins (record_interval's since)."""
+        return datetime.now(UTC).isoformat()
 
     @available
     def publish_commit(self, sql: str) -> str:

@@ -84,7 +84,7 @@
         {%- else -%}
             {%- do published.append(stage.model) -%}
             {#- the interval ledger, after the publish: Iceberg's main is now the branch's commit, Delta's MERGE made the version after the one staged on -#}
-            {%- do lakehouse_record_interval(stage.published, stage.model, stage.load, stage.bounds, stage.version if stage.kind == 'branch' else (stage.base | int) + 1) -%}
+            {%- do lakehouse_record_interval(stage.published, stage.model, stage.load, stage.bounds, stage.version if stage.kind == 'branch' else (stage.base | int) + 1, since=stage.since) -%}
             {{ log('lakehouse_publish_audited: published ' ~ stage.published ~ ': ' ~ stage.message | replace(' (staged for audit)', '') ~ current.note, info=True) }}
         {%- endif -%}
     {%- endfor -%}

@@ -69,6 +69,8 @@
     {%- set load = 'create' if existing is none else 'merge' -%}
     {#- what the log line adds (a commit made on a later attempt) -#}
     {%- set notes = [] -%}
+    {#- the ledger orders a create's row at the moment it began (lakehouse_record_interval) -#}
+    {%- set created_at = adapter.ledger_clock() if existing is none else none -%}
     {%- if existing is none -%}
         {%- if batch_mode -%}
             {%- set initial_sql -%}
@@ -147,10 +149,10 @@
             'model': model.unique_id, 'schema': target.schema, 'identifier': target.identifier,
             'published': target | string, 'format': file_format,
             'reads': audit.with, 'audited': audit.audited, 'message': outcome.message,
-            'load': recorded, 'bounds': cfg.bounds, 'version': outcome.commit_version,
+            'load': recorded, 'bounds': cfg.bounds, 'version': outcome.commit_version, 'since': created_at,
         }) -%}
     {%- else -%}
-        {%- do lakehouse_record_interval(target | string, model.unique_id, recorded, cfg.bounds, outcome.commit_version) -%}
+        {%- do lakehouse_record_interval(target | string, model.unique_id, recorded, cfg.bounds, outcome.commit_version, since=created_at) -%}
     {%- endif -%}
     {%- do outcome.update({'stage': stage}) -%}
     {{ return(outcome) }}
