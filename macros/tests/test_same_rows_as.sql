@@ -9,24 +9,18 @@
         is what other runs published, one twin possibly before the other (parallel runs of a
         scheduler). Without an interval it compares the whole tables.
     -#}
-    {%- set scoped = interval_column is not none and interval_given() -%}
+    {%- set scope = ('where ' ~ in_interval(interval_column, interval_data_type)) if interval_column is not none and interval_given() else '' -%}
     with
 
     model_rows as (
 
-        select * from {{ model }}
-        {%- if scoped %}
-        where {{ in_interval(interval_column, interval_data_type) }}
-        {%- endif %}
+        select * from {{ model }} {{ scope }}
 
     ),
 
     compare_model_rows as (
 
-        select * from {{ compare_model }}
-        {%- if scoped %}
-        where {{ in_interval(interval_column, interval_data_type) }}
-        {%- endif %}
+        select * from {{ compare_model }} {{ scope }}
 
     ),
 

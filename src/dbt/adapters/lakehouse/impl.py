@@ -3,6 +3,7 @@
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -354,20 +355,32 @@ class LakehouseAdapter(SparkAdapter):
         (conflicts.ATTEMPTS) while it is not; then what happened, for the strategy's refusal.
         Any other error is raised as it is."""
         for attempt in range(1, conflicts.ATTEMPTS + 1):
-            try:
-                self.execute(sql)
+            met = self._execute_unless(sql, errors.first_load_conflict)
+            if met is None:
                 return ""
-            except DbtRuntimeError as error:
-                happened = errors.first_load_conflict(str(error))
-                if happened is None:
-                    raise
-                errors.logger.debug(f"first load of {relation} met another run's: {error}")
-                if self._table_exists(relation):
-                    return "exists"
-                if attempt == conflicts.ATTEMPTS:
-                    return happened
-                time.sleep(conflicts.pause(attempt))
+            happened, text = met
+            errors.logger.debug(f"first load of {relation} met another run's: {text}")
+            if self._table_exists(relation):
+                return "exists"
+            if attempt == conflicts.ATTEMPTS:
+                return happened
+            time.sleep(conflicts.pause(attempt))
         raise AssertionError("unreachable: the last attempt returns")
+
+    def _execute_unless(
+        self, sql: str, classify: Callable[[str], str | None]
+    ) -> tuple[str, str] | None:
+        """Run sql: None once it ran; (what classify names the error, the error's text) when
+        the statement failed with an error classify names (another writer's commit or
+        create); any other error is raised as it is."""
+        try:
+            self.execute(sql)
+        except DbtRuntimeError as error:
+            name = classify(str(error))
+            if name is None:
+                raise
+            return name, str(error)
+        return None
 
     def _table_exists(self, relation: BaseRelation) -> bool:
         """The metastore names the table now (show tables: names only, no cache)."""
@@ -387,17 +400,14 @@ class LakehouseAdapter(SparkAdapter):
         because another writer committed first (conflicts.py), the conflict's name, after
         logging the attempt and a short random wait, so the strategy plans again; on the
         last attempt, an error saying so. Any other error is raised at once."""
-        try:
-            self.execute(sql)
-        except DbtRuntimeError as error:
-            name = conflicts.conflict(str(error))
-            if name is None:
-                raise
-            if attempt >= conflicts.ATTEMPTS:
-                raise DbtRuntimeError(conflicts.gave_up(relation, name, str(error))) from None
-            errors.logger.debug(f"the concurrent commit, as the format reported it: {error}")
-            return self.met_concurrent_commit(relation, attempt, name)
-        return ""
+        met = self._execute_unless(sql, conflicts.conflict)
+        if met is None:
+            return ""
+        name, text = met
+        if attempt >= conflicts.ATTEMPTS:
+            raise DbtRuntimeError(conflicts.gave_up(relation, name, text))
+        errors.logger.debug(f"the concurrent commit, as the format reported it: {text}")
+        return self.met_concurrent_commit(relation, attempt, name)
 
     @available
     def ledger_clock(self) -> str:
@@ -410,15 +420,11 @@ class LakehouseAdapter(SparkAdapter):
         committed; when another writer committed since the stage (conflicts.publish_conflict),
         what showed it, so the stage is audited again on the table as it now is. Any other
         error is raised."""
-        try:
-            self.execute(sql)
-        except DbtRuntimeError as error:
-            name = conflicts.publish_conflict(str(error))
-            if name is None:
-                raise
-            errors.logger.debug(f"the publish met another writer's commit: {error}")
-            return name
-        return ""
+        met = self._execute_unless(sql, conflicts.publish_conflict)
+        if met is None:
+            return ""
+        errors.logger.debug(f"the publish met another writer's commit: {met[1]}")
+        return met[0]
 
     @available
     def met_concurrent_commit(self, relation: str, attempt: int, name: str) -> str:

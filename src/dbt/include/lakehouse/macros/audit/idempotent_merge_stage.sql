@@ -16,18 +16,20 @@
           Iceberg: a branch `branch` at that snapshot, the MERGE (with its ledger entry)
           committed to it; main does not move.
         Returns {'counts': [[op, rows, units], ...], 'stage': the stage's details, or none when
-        nothing changes (nothing staged, no branch, no commit)}; adapter.stage_audited registers
+        nothing changes (nothing staged, no branch, no commit), 'base': the table's newest
+        commit it read (lakehouse_commit_history)}; adapter.stage_audited registers
         it at the end of the materialization. The stage keeps this macro's arguments
         ('replan'): when another writer commits to the table before the publish,
         lakehouse_publish_audited stages the change again on the table as it then is and audits
         it again (the change set view stays in the session until the publish).
     -#}
-    {%- set version = lakehouse_commit_history(target, file_format, newest_only=true)[0].version -%}
+    {%- set newest = lakehouse_commit_history(target, file_format, newest_only=true)[0] -%}
+    {%- set version = newest.version -%}
     {%- set base = target ~ ' version as of ' ~ version -%}
     {%- do adapter.pin_view(changes, idempotent_merge_change_set_sql(cfg, source, base, one_row_per_key)) -%}
     {%- set counts = run_query(idempotent_merge_count_sql(cfg, changes)).rows -%}
     {%- if not counts -%}
-        {{ return({'counts': counts, 'stage': none}) }}
+        {{ return({'counts': counts, 'stage': none, 'base': newest}) }}
     {%- endif -%}
     {%- set replan = {'cfg': cfg, 'source': source, 'one_row_per_key': one_row_per_key, 'load': load} -%}
     {%- if file_format == 'delta' -%}
@@ -37,7 +39,7 @@
             {{ idempotent_merge_staged_sql(cfg, changes, base) }}
         {%- endcall -%}
         {%- do stage.update({'merge_sql': idempotent_merge_sql(cfg, changes, target), 'ledger': lakehouse_commit_entry(cfg, load)}) -%}
-        {{ return({'counts': counts, 'stage': stage}) }}
+        {{ return({'counts': counts, 'stage': stage, 'base': newest}) }}
     {%- endif -%}
     {%- set into = target ~ '.branch_' ~ branch -%}
     {%- do run_query('alter table ' ~ target ~ ' create branch ' ~ branch ~ ' as of version ' ~ version) -%}
@@ -49,7 +51,7 @@
     {%- if cfg.batch_column -%}
         {%- do idempotent_merge_verify_batches(cfg, changes, into) -%}
     {%- endif -%}
-    {{ return({'counts': counts, 'stage': {'kind': 'branch', 'staged': into, 'branch': branch, 'base': version, 'changes': changes, 'replan': replan}}) }}
+    {{ return({'counts': counts, 'stage': {'kind': 'branch', 'staged': into, 'branch': branch, 'base': version, 'changes': changes, 'replan': replan}, 'base': newest}) }}
 {% endmacro %}
 
 {% macro idempotent_merge_staged_sql(cfg, changes, target) %}

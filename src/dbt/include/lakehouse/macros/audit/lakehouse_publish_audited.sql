@@ -246,8 +246,7 @@ Run the same interval again: the rerun computes the change against the table as 
     {%- endif -%}
     {%- set target = api.Relation.create(schema=stage.schema, identifier=stage.identifier, type='table') -%}
     {%- set staged = idempotent_merge_stage(args.cfg, args.source, target, stage.changes, args.one_row_per_key, stage.format, args.load, stage.branch) -%}
-    {%- set base = lakehouse_commit_history(stage.published, stage.format, newest_only=true)[0] -%}
-    {%- set on = base.label ~ ' ' ~ base.version -%}
+    {%- set on = staged.base.label ~ ' ' ~ staged.base.version -%}
     {%- if staged.stage is none -%}
         {{ return({'on': on, 'unchanged': true, 'failed': []}) }}
     {%- endif -%}
