@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from support.processes import step_env
 from support.tables import leftover_folders, rows, table_names
 
+from dbt.adapters.lakehouse.audit.branches import branch_name
 from retry_safe.project import PROJECT_DIR, run_dbt
 from retry_safe.scenario import command
 from retry_safe.scratch import write_project
@@ -180,6 +181,17 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
     spark.sql(
         f"insert into {schema}.teams_src values ('blue', date'2026-11-02', timestamp'2026-11-02 09:00:00')"
     )
+    if table_format == "iceberg":
+        # two other builds' branches on teams: one staged a minute ago (a build running now,
+        # kept), one 13 hours ago (a killed build's leftover, discarded with its snapshot)
+        now = datetime.now(UTC)
+        live = branch_name("0f3a-live", now - timedelta(minutes=1))
+        stale = branch_name("0f3a-stale", now - timedelta(hours=13))
+        for branch in (live, stale):
+            spark.sql(f"alter table {teams} create branch {branch}")
+            spark.sql(f"insert into {teams}.branch_{branch} select * from {teams}")
+        query = f"select snapshot_id from {teams}.refs where name = '{live}'"
+        live_snapshot = spark.sql(query).collect()[0][0]
     before = {r: published_version(spark, r, table_format) for r in (scores, totals, teams)}
     during: list[list[tuple]] = []
 
@@ -223,6 +235,13 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
         # taking the newest of <table>.snapshots read its rows)
         assert branches(spark, scores) == ["main"]
         assert unpublished_snapshots(spark, scores) == []
+        assert branches(spark, teams) == sorted(["main", live])
+        assert unpublished_snapshots(spark, teams) == [live_snapshot]
+        spark.sql(f"alter table {teams} drop branch {live}")
+        spark.sql(
+            f"call spark_catalog.system.expire_snapshots(table => '{teams}', "
+            f"snapshot_ids => array({live_snapshot}))"
+        )
 
     messages = {r.node.name: r.message for r in failed.result.results}
     why = "its data tests did not pass (not_null_scores_status fail)"

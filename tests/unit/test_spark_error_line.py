@@ -3,9 +3,12 @@ on exceptions built without a JVM in the shape PySpark gives them (each with its
 
 from __future__ import annotations
 
+import pytest
+from dbt_common.exceptions import DbtRuntimeError
 from pyspark.errors import PySparkException
 
-from dbt.adapters.lakehouse.errors import first_load_conflict, spark_error_line
+from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
+from dbt.adapters.lakehouse.errors import first_load_conflict, runtime_error, spark_error_line
 from dbt.adapters.lakehouse.strategy.conflicts import publish_conflict
 
 CAST = (
@@ -100,7 +103,17 @@ def test_a_first_load_conflict_is_told_apart_from_any_other_error():
         "`analytics`.`retail_daily_product_cart_abandonment` already exists.": (
             "another run created it meanwhile"
         ),
+        # seen under Airflow on Iceberg: both CREATEs past Spark's check, the catalog's commit
+        # refusing the second
+        "An error occurred while calling o87.sql.\n: org.apache.iceberg.exceptions."
+        "AlreadyExistsException: Table already exists: "
+        "analytics.retail_daily_product_cart_abandonment\n\tat org.apache.iceberg.hive."
+        "HiveTableOperations.doCommit(HiveTableOperations.java:270)": (
+            "another run created it meanwhile (its commit to the catalog came first)"
+        ),
         "[TABLE_OR_VIEW_NOT_FOUND] The table or view `analytics`.`src` cannot be found.": None,
+        "An error occurred while calling o87.sql.\n: org.apache.iceberg.exceptions."
+        "CommitFailedException: Cannot commit: stale metadata": None,
         "[CAST_INVALID_INPUT] The value 'A-3' of the type \"STRING\" cannot be cast.": None,
     }
     assert {message: first_load_conflict(message) for message in cases} == cases
@@ -120,3 +133,27 @@ def test_an_audited_publish_told_another_writer_committed_first():
         "[TABLE_OR_VIEW_NOT_FOUND] The table or view `analytics`.`src` cannot be found.": None,
     }
     assert {message: publish_conflict(message) for message in cases} == cases
+
+
+def test_a_pyspark_exception_dbt_spark_leaves_as_it_is_becomes_a_runtime_error_it_classifies():
+    """Seen under Airflow on Iceberg: fast_forward onto a main another run moved raised PySpark's
+    IllegalArgumentException, which has no args, so dbt-spark re-raised it unwrapped and it
+    escaped the publish's conflict handling. Through the adapter's exception handler it is a
+    DbtRuntimeError whose text the publish reads as another writer's commit; a DbtRuntimeError
+    or any other Python error is left as it is."""
+    # built with keywords only, as PySpark builds it: no args
+    fast_forward = Captured(
+        condition=None,
+        message="Cannot fast-forward: main is not an ancestor of dbt_audit_eb52d539_d5be",
+    )
+    assert fast_forward.args == ()
+    manager = object.__new__(LakehouseConnectionManager)  # its handler needs no connection
+    fast_forward_sql = "call spark_catalog.system.fast_forward(...)"
+    with pytest.raises(DbtRuntimeError) as raised, manager.exception_handler(fast_forward_sql):
+        raise fast_forward
+    assert str(raised.value) == (
+        "Runtime Error\n  Cannot fast-forward: main is not an ancestor of dbt_audit_eb52d539_d5be"
+    )
+    assert publish_conflict(str(raised.value)) == "main moved"
+    assert runtime_error(DbtRuntimeError("x")) is None
+    assert runtime_error(ValueError("x")) is None

@@ -3,6 +3,7 @@ dbt killed mid-run, and what came out checked.
 
     python -m retry_safe.airflow_demo [--max-active-runs N] [--target local|local_iceberg]
                                       [--kill DAG.TASK@DAY | --no-kill] [--parallelism P]
+                                      [--no-refused-day]
 
 Everything lives in a folder of its own (.lakehouse/airflow-demo, made anew): a PostgreSQL
 server (retry_safe.postgres) holding Airflow's metadata database and the Spark metastore that
@@ -20,7 +21,10 @@ the parallel tasks share, the warehouse, AIRFLOW_HOME and its logs. Then:
    has started: Airflow retries it;
 5. the checks: every run succeeded, no task but the killed one needed a second attempt (none
    failed on a conflict), every table holds the reference rows, and `lakehouse intervals
-   --json` lists each model's days as loaded with none missing.
+   --json` lists each model's days as loaded with none missing;
+6. bad input (--no-refused-day skips it): `airflow dags test` of October 5, a day without its
+   change file, retries off: the run fails with the strategy's one line in the task's log, and
+   every table still holds the reference rows.
 
 It prints a summary (runs, task attempts, conflicts the strategy absorbed, whether partial
 parsing held, wall time) and writes it to summary.json in the folder, then stops all it
@@ -66,6 +70,12 @@ AUDITED_AGAIN = re.compile(r"audited again on \S+ \S+ after another writer commi
 FULL_PARSE = "Unable to do partial parsing"
 # a dbt model that started running, in the task's log
 STARTED = re.compile(r"\d+ of \d+ START ")
+# A day of order_changes without its change file (October 5): the staging model refuses it
+REFUSED_DAY = "2026-10-06T00:00:00+00:00"  # the logical date whose data interval is October 5
+NO_FILE = (
+    "analytics.stg_order_change_lines: no change file for "
+    "landing/orders/order_changes_20261005.csv. Nothing was loaded."
+)
 SHORT_RUN_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseSerialGC"
 
 
@@ -491,6 +501,29 @@ class Demo:
         (self.folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         return summary
 
+    def refused_day(self) -> list[str]:
+        """Bad input through Airflow, after the backfill: `airflow dags test` of October 5, which
+        has no change file, with retries off. The run fails, the task's log holds the strategy's
+        one line, and every table still holds the reference rows (nothing written)."""
+        done = subprocess.run(
+            [str(self.airflow_bin / "airflow"), "dags", "test", "lakehouse_order_changes",
+             REFUSED_DAY],
+            cwd=PROJECT_DIR,
+            env={**self.env, "LAKEHOUSE_AIRFLOW_RETRIES": "0"},
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )  # fmt: skip
+        log = done.stdout + done.stderr
+        (self.folder / "refused-day.log").write_text(log)
+        if done.returncode == 0 or "state=failed" not in log:
+            return [f"the day without its file did not fail its run: {log[-2000:]}"]
+        if NO_FILE not in " ".join(log.split()):
+            return [f"the refused day's log lacks the strategy's line {NO_FILE!r}"]
+        say("refused day: October 5 (no change file) failed in the strategy's one line")
+        return self.check_tables()
+
     def check_tables(self) -> list[str]:
         sys.path.insert(0, str(PROJECT_DIR / "tests"))
         from support.expected import as_text
@@ -659,6 +692,11 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python -m retry_safe.airflow_demo", description=__doc__)
     top.add_argument("--max-active-runs", type=int, default=3, help="per backfill (default 3)")
     top.add_argument(
+        "--no-refused-day",
+        action="store_true",
+        help="skip the last check: a day without its file fails in one line, nothing written",
+    )
+    top.add_argument(
         "--target",
         default=os.environ.get("LAKEHOUSE_AIRFLOW_TARGET", "local"),
         choices=[t for t in TARGETS if t not in SERVER_TARGETS.values() and "cluster" not in t],
@@ -688,6 +726,11 @@ def main(argv: list[str]) -> int:
         demo.seed()
         seconds = demo.backfill()
         summary = demo.check(seconds)
+        if not args.no_refused_day:
+            refused = demo.refused_day()
+            summary["refused_day"] = refused or "failed in one line, nothing written"
+            summary["problems"] += refused
+            (demo.folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     except DemoFailed as problem:
         say(f"FAILED: {problem}")
         return 1

@@ -13,6 +13,7 @@ from dbt.adapters.lakehouse.errors import (
     one_line_error,
     prepare_pyspark_errors,
     quiet_query_context_loggers,
+    runtime_error,
 )
 from dbt.adapters.lakehouse.session.jars import require_jars
 from dbt.adapters.lakehouse.session.java import require_java
@@ -70,7 +71,9 @@ class LakehouseConnectionManager(SparkConnectionManager):
     @contextmanager
     def exception_handler(self, sql: str) -> Iterator[None]:
         """dbt-spark's, except that a Spark error with an error class reaches the console as
-        one line (errors.py: a failed write's reason, not TASK_WRITE_FAILED's stack trace)."""
+        one line (errors.py: a failed write's reason, not TASK_WRITE_FAILED's stack trace), and
+        a PySpark exception dbt-spark leaves as it is becomes a DbtRuntimeError too
+        (errors.runtime_error)."""
         try:
             with super().exception_handler(sql):
                 yield
@@ -80,7 +83,7 @@ class LakehouseConnectionManager(SparkConnectionManager):
             cause: BaseException | None = error
             while isinstance(cause, DbtRuntimeError) and cause.__context__ is not None:
                 cause = cause.__context__
-            one_line = one_line_error(cause)
+            one_line = one_line_error(cause) or runtime_error(error)
             if one_line is None:
                 raise
             raise one_line from cause

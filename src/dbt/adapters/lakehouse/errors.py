@@ -68,14 +68,25 @@ FIRST_LOAD_CONFLICTS = {
     "DELTA_CONCURRENT_WRITE": "another run created it meanwhile (its first commit came first)",
     "DELTA_METADATA_CHANGED": "another run created it meanwhile (its first commit came first)",
 }
+#: The same, for errors that reach dbt as the JVM exception (no `[CLASS]`), by its class name
+FIRST_LOAD_CONFLICT_EXCEPTIONS = {
+    # Iceberg, both runs past Spark's existence check, the other's commit to the catalog first
+    "org.apache.iceberg.exceptions.AlreadyExistsException": (
+        "another run created it meanwhile (its commit to the catalog came first)"
+    ),
+}
 
 
 def first_load_conflict(message: str) -> str | None:
     """What happened, when the error of a first load's CREATE TABLE says another run created
-    the table meanwhile (FIRST_LOAD_CONFLICTS, by the `[CLASS]` Spark's message starts with);
+    the table meanwhile (FIRST_LOAD_CONFLICTS, by the `[CLASS]` Spark's message starts with, or
+    FIRST_LOAD_CONFLICT_EXCEPTIONS, by the JVM exception's class);
     None for any other error."""
     for condition, happened in FIRST_LOAD_CONFLICTS.items():
         if f"[{condition}]" in message:
+            return happened
+    for exception, happened in FIRST_LOAD_CONFLICT_EXCEPTIONS.items():
+        if f"{exception}: " in message:
             return happened
     return None
 
@@ -167,6 +178,19 @@ def one_line_error(problem: BaseException | None) -> DbtRuntimeError | None:
         return None
     logger.debug(stack_trace(problem))
     return DbtRuntimeError(line)
+
+
+def runtime_error(problem: BaseException) -> DbtRuntimeError | None:
+    """A PySpark exception that reached dbt as it is, as the DbtRuntimeError its text makes,
+    else None. dbt-spark wraps an error only when it has args, and PySpark's converted
+    exceptions have none: a Java IllegalArgumentException (Iceberg's `Cannot fast-forward: main
+    is not an ancestor of ...`) escaped every `except DbtRuntimeError` of the adapter and
+    reached dbt as a Compilation Error of the macro that ran it."""
+    from pyspark.errors import PySparkException
+
+    if isinstance(problem, PySparkException) and not isinstance(problem, DbtRuntimeError):
+        return DbtRuntimeError(str(problem))
+    return None
 
 
 def stack_trace(problem: BaseException) -> str:

@@ -17,6 +17,7 @@ from dbt.adapters.base import BaseRelation, PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.events.types import SQLQuery, SQLQueryStatus
 from dbt.adapters.lakehouse import errors, listing, seeds, show
+from dbt.adapters.lakehouse.audit import branches
 from dbt.adapters.lakehouse.audit import stages as audit
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager
 from dbt.adapters.lakehouse.python_submissions import SessionPythonJobHelper
@@ -413,6 +414,27 @@ class LakehouseAdapter(SparkAdapter):
     def ledger_clock(self) -> str:
         """Now, UTC, as ISO-8601 text: the moment a create begins (record_interval's since)."""
         return datetime.now(UTC).isoformat()
+
+    @available
+    def audit_branch(self) -> str:
+        """The Iceberg branch a change staged now by this invocation goes to (audit/branches.py)."""
+        return branches.branch_name(get_invocation_id(), datetime.now(UTC))
+
+    @available
+    def audit_leftover(self, branch: str) -> bool:
+        """Whether a branch of a table is a killed build's leftover to discard
+        (audit/branches.py: another invocation's, 12 hours old or more)."""
+        return branches.leftover(branch, get_invocation_id(), datetime.now(UTC))
+
+    @available
+    def execute_retrying(self, sql: str) -> str:
+        """Run a statement that commits whole and can simply run again when another writer's
+        commit beat it (conflicts.retrying): an Iceberg audit branch made or dropped, the MERGE
+        into this run's own branch from its pinned change set. Under runs at once on one table
+        Iceberg refused such a commit (`CommitFailedException: Table metadata refresh is
+        required`). Returns ''."""
+        conflicts.retrying(lambda: self.execute(sql))
+        return ""
 
     @available
     def publish_commit(self, sql: str) -> str:

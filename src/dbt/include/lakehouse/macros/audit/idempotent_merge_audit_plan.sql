@@ -30,7 +30,7 @@
     {%- set publish = config.get('publish') or 'direct' -%}
     {%- set upstream = adapter.stages_read_by(model.unique_id) -%}
     {%- set microbatch = config.get('incremental_strategy') == 'microbatch' -%}
-    {%- set plan = {'publish': publish, 'audited': publish == 'audited', 'staged': false, 'why': none, 'with': upstream, 'branch': 'dbt_audit_' ~ (invocation_id | replace('-', '_'))} -%}
+    {%- set plan = {'publish': publish, 'audited': publish == 'audited', 'staged': false, 'why': none, 'with': upstream, 'branch': adapter.audit_branch()} -%}
     {%- set problems = [] -%}
     {%- if publish not in ['direct', 'audited'] -%}
         {%- set problem -%}

@@ -42,11 +42,10 @@
         {{ return({'counts': counts, 'stage': stage, 'base': newest}) }}
     {%- endif -%}
     {%- set into = target ~ '.branch_' ~ branch -%}
-    {%- do run_query('alter table ' ~ target ~ ' create branch ' ~ branch ~ ' as of version ' ~ version) -%}
+    {#- other runs commit to the table meanwhile: these commits are retried (adapter.execute_retrying) -#}
+    {%- do adapter.execute_retrying('alter table ' ~ target ~ ' create branch ' ~ branch ~ ' as of version ' ~ version) -%}
     {%- do lakehouse_commit_metadata(cfg, file_format, load) -%}
-    {%- call statement('idempotent_merge') -%}
-        {{ idempotent_merge_sql(cfg, changes, into) }}
-    {%- endcall -%}
+    {%- do adapter.execute_retrying(idempotent_merge_sql(cfg, changes, into)) -%}
     {%- do lakehouse_commit_metadata_reset(file_format) -%}
     {%- if cfg.batch_column -%}
         {%- do idempotent_merge_verify_batches(cfg, changes, into) -%}
@@ -93,13 +92,14 @@
 
 {% macro idempotent_merge_audit_leftovers(target, existing, file_format) %}
     {#-
-        What a killed audited build left behind, discarded at the model's next run (readers of
-        the published table never saw it): the table's dbt_audit_* branches and their
-        snapshots (Iceberg, lakehouse_discard_audit_branch). A Delta stage is temporary views
-        only, which end with their session.
+        What a killed audited build left behind, discarded at a later run of the model (readers
+        of the published table never saw it): the table's audit branches of other invocations
+        staged 12 hours ago or more, and their snapshots (Iceberg, adapter.audit_leftover,
+        lakehouse_discard_audit_branch); a younger one may be a build running now. A Delta
+        stage is temporary views only, which end with their session.
     -#}
     {%- if existing is not none and file_format == 'iceberg' -%}
-        {%- for row in run_query('select name from ' ~ target ~ ".refs where type = 'BRANCH'").rows if row['name'].startswith('dbt_audit_') -%}
+        {%- for row in run_query('select name from ' ~ target ~ ".refs where type = 'BRANCH'").rows if adapter.audit_leftover(row['name']) -%}
             {%- do lakehouse_discard_audit_branch(target.schema, target.identifier, row['name']) -%}
         {%- endfor -%}
     {%- endif -%}

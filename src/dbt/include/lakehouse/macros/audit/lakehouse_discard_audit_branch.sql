@@ -23,8 +23,8 @@
         {%- do own.append(walk.at) -%}
         {%- do walk.update({'at': parents.get(walk.at)}) -%}
     {%- endfor -%}
-    {%- do run_query('alter table ' ~ relation ~ ' drop branch if exists ' ~ branch) -%}
+    {%- do adapter.execute_retrying('alter table ' ~ relation ~ ' drop branch if exists ' ~ branch) -%}
     {%- if own -%}
-        {%- do run_query("call spark_catalog.system.expire_snapshots(table => '" ~ relation ~ "', snapshot_ids => array(" ~ (own | join(', ')) ~ "))") -%}
+        {%- do adapter.execute_retrying("call spark_catalog.system.expire_snapshots(table => '" ~ relation ~ "', snapshot_ids => array(" ~ (own | join(', ')) ~ "))") -%}
     {%- endif -%}
 {% endmacro %}
