@@ -23,11 +23,15 @@ _STAMP = "%Y%m%dt%H%M%Sz"
 _STAMPED = re.compile(rf"{PREFIX}(\d{{8}}t\d{{6}}z)_")
 
 
+def _invocation(invocation_id: str) -> str:
+    """The invocation id as a branch name ends with (lowercase: a plain SQL identifier)."""
+    return invocation_id.replace("-", "_").lower()
+
+
 def branch_name(invocation_id: str, now: datetime) -> str:
-    """The audit branch of a change staged now by this invocation (lowercase: a plain SQL
-    identifier)."""
+    """The audit branch of a change staged now by this invocation."""
     stamp = now.astimezone(UTC).strftime(_STAMP)
-    return f"{PREFIX}{stamp}_{invocation_id.replace('-', '_').lower()}"
+    return f"{PREFIX}{stamp}_{_invocation(invocation_id)}"
 
 
 def leftover(branch: str, invocation_id: str, now: datetime) -> bool:
@@ -36,7 +40,7 @@ def leftover(branch: str, invocation_id: str, now: datetime) -> bool:
     the name)."""
     if not branch.startswith(PREFIX):
         return False
-    if branch.endswith(invocation_id.replace("-", "_").lower()):
+    if branch.endswith(_invocation(invocation_id)):
         return False
     stamped = _STAMPED.match(branch)
     if stamped is None:

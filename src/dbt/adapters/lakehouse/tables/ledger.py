@@ -23,10 +23,11 @@ the strategy's runs are idempotent, so a missing row costs one no-op rerun, neve
 The listing replays a table's rows in the order they were recorded: a ``create`` starts the
 table over, and its row is ordered at the moment the create began, not when the run recorded
 it (two first loads at once: the other run merged into the created table and may record
-first; under Airflow the create's row, recorded later, hid that run's day); every point in time is attributed to the newest row whose interval covers it, and
-shown with the version and invocation of the newest row that changed it. Adjacent pieces last
-changed by the same commit are shown as one interval; the uncovered pieces between ``begin``
-(or the first interval) and the end of the last interval are gaps.
+first; under Airflow the create's row, recorded later, hid that run's day); every point in
+time is attributed to the newest row whose interval covers it, and shown with the version and
+invocation of the newest row that changed it. Adjacent pieces last changed by the same commit
+are shown as one interval; the uncovered pieces between ``begin`` (or the first interval) and
+the end of the last interval are gaps.
 
 Each invocation's rows are one commit, so one small file: after a year of daily runs without
 `lakehouse maintain`, the listing read 1,005 of them (3.7 s on Delta, 5.3 s on Iceberg at
