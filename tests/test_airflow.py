@@ -10,8 +10,9 @@ The tasks run the warm path the deployment documents for many small tasks: a lak
 migrated) and the package's warm runner (LAKEHOUSE_DBT="lakehouse dbt",
 LAKEHOUSE_AIRFLOW_TARGET=server): no task starts a JVM of its own, which was 16 s a task.
 
-Delta only: the DAG hands the interval to the same dbt commands on either format, which the
-pipelines' own tests cover on both.
+One pass, the Iceberg one: the DAG hands the interval to the same dbt commands on either
+format, which the pipelines' own tests cover on both. The tables are read as an analyst reads
+them, through the server's JDBC endpoint (PyHive).
 """
 
 from __future__ import annotations
@@ -26,13 +27,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from support.analysts import as_text, jdbc_query
 from support.expected import ORDER_COLUMNS, ORDERS_AFTER_OCT_3, REJECTED, REJECTED_COLUMNS
 from support.processes import free_ports, step_env
 
 from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR, SERVER_TARGETS, run_dbt
 from retry_safe.server_process import spawn, spawn_runner, stop
 
-pytestmark = pytest.mark.format_independent(run_in="local")
+pytestmark = pytest.mark.format_independent(run_in="local_iceberg")
 
 AIRFLOW_BIN = PROJECT_DIR / ".airflow-venv" / "bin"
 DAGS = PROJECT_DIR / "orchestration" / "airflow" / "dags"
@@ -102,15 +104,8 @@ def airflow(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     )
 
 
-def delta_rows(spark, folder: Path, columns: list[str]) -> list[tuple]:
-    """A Delta table's rows, read from its folder (the suite's own session: the warehouse's
-    metastore belongs to the lakehouse server)."""
-    table = spark.read.format("delta").load(str(folder))
-    return sorted(tuple(row) for row in table.select(*columns).collect())
-
-
 def test_a_day_of_the_orders_pipeline_runs_through_airflow(
-    spark, target, table_format, tmp_path, json_artifacts
+    target, table_format, tmp_path, json_artifacts
 ):
     home = tmp_path / "lakehouse"
     dbt_target = tmp_path / "dbt-target"
@@ -207,9 +202,12 @@ def test_a_day_of_the_orders_pipeline_runs_through_airflow(
         assert len(tasks) == 3
         assert [FULL_PARSE in task for task in tasks] == [True, False, False]
 
-        warehouse = home / table_format / "warehouse" / "analytics.db"
-        assert delta_rows(spark, warehouse / "orders", ORDER_COLUMNS) == sorted(ORDERS_AFTER_OCT_3)
-        assert delta_rows(spark, warehouse / "rejected_orders", REJECTED_COLUMNS) == REJECTED
+        # the tables, as an analyst on the server's JDBC endpoint reads them
+        query = jdbc_query("127.0.0.1", thrift_port, TOKEN)
+        orders = query(f"select {', '.join(ORDER_COLUMNS)} from analytics.orders")
+        assert as_text(orders) == as_text(ORDERS_AFTER_OCT_3)
+        rejected = query(f"select {', '.join(REJECTED_COLUMNS)} from analytics.rejected_orders")
+        assert as_text(rejected) == as_text(REJECTED)
     finally:
         print(
             "airflow test, seconds since start: "

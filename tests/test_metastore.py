@@ -139,3 +139,25 @@ def test_a_run_on_a_metastore_without_its_schema_stops_before_any_model(tmp_path
     assert not (home / "delta" / "warehouse").exists() or not any(
         (home / "delta" / "warehouse").iterdir()
     )
+
+
+def test_statements_of_new_python_threads_reuse_one_jvm_thread_and_its_metastore_store(spark):
+    """dbt runs each invocation's statements in new Python threads; the session the adapter
+    started lets them share the gateway's JVM threads (session/jvm.py), so the Hive metastore's
+    per-thread store is built once, not again by every invocation (pinned, each new Python
+    thread got a JVM thread of its own: 0.2 to 0.4 s on Iceberg per new thread)."""
+    import threading
+
+    seen: list[int] = []
+
+    def statement() -> None:
+        spark.sql("show databases").collect()
+        seen.append(spark._jvm.java.lang.Thread.currentThread().getId())
+
+    for _ in range(3):
+        thread = threading.Thread(target=statement)
+        thread.start()
+        thread.join()
+    statement()
+    assert len(seen) == 4
+    assert len(set(seen)) == 1, seen
