@@ -17,7 +17,7 @@ from dbt.adapters.lakehouse.errors import (
 )
 from dbt.adapters.lakehouse.session.jars import require_jars
 from dbt.adapters.lakehouse.session.java import require_java
-from dbt.adapters.lakehouse.session.jvm import start_session
+from dbt.adapters.lakehouse.session.jvm import shared_jvm_threads, start_session
 from dbt.adapters.spark.connections import (
     SparkConnectionManager,
     SparkConnectionMethod,
@@ -105,8 +105,10 @@ class LakehouseConnectionManager(SparkConnectionManager):
             require_jars(connection.credentials.server_side_parameters)
             # Delta's own error messages, and no PySpark JSON error records (errors.py)
             prepare_pyspark_errors()
-            # The JVM starts here, not on the first statement, so its stderr can be filtered.
-            start_session(connection.credentials.server_side_parameters)
+            # The JVM starts here, not on the first statement, so its stderr can be filtered;
+            # dbt's threads share its threads (the metastore's per-thread store built once).
+            with shared_jvm_threads():
+                start_session(connection.credentials.server_side_parameters)
         # seed values are bound as Spark SQL literals, not pasted in as '<value>' (bindings.py)
         return with_literal_bindings(super().open(connection))
 

@@ -13,16 +13,6 @@ directories in a total of 1 directories.`), which landed in the middle of dbt's 
 deleted in its own words. Once this process has begun to exit (dbt has reported), the JVM's
 lines are dropped: they can only come from its own shutdown, which nobody asked about. The thread
 never raises: an exception in it would end the run with a Python traceback.
-
-The session's Python threads share the JVM's threads (PYSPARK_PIN_THREAD=false, unless the
-environment says otherwise). PySpark's default pins each Python thread to a JVM thread of its
-own, and dbt runs every invocation's statements in new threads (the adapter cache's pool, one
-per model): the Hive metastore client keeps its persistence manager per JVM thread, so the
-first metastore call of each new thread built one again (DataNucleus metadata, the direct-SQL
-checks), 0.2 to 0.4 s on each invocation's `show databases`, its first `describe extended`
-and its cache listing. Unpinned, the statements run on the gateway's reused threads. The
-adapter sets no thread-local Spark property (job groups, local properties) that pinning
-would keep.
 """
 
 from __future__ import annotations
@@ -55,6 +45,7 @@ JVM_EXITED = (
     "server_side_parameters (spark.driver.memory, spark.driver.extraJavaOptions) and the Java "
     "installation."
 )
+PIN_THREAD = "PYSPARK_PIN_THREAD"
 _exiting = threading.Event()
 atexit.register(_exiting.set)
 
@@ -102,6 +93,33 @@ def filtered_child_output() -> Iterator[threading.Thread]:
         os.dup2(real_stderr, 2)
 
 
+@contextmanager
+def shared_jvm_threads() -> Iterator[None]:
+    """A JVM started inside lets dbt's Python threads share the gateway's JVM threads
+    (PYSPARK_PIN_THREAD=false, read as the gateway starts, unless the environment sets it; the
+    variable is gone again afterwards, so processes started later do not inherit it).
+
+    PySpark's default pins each Python thread to a JVM thread of its own, and dbt runs every
+    invocation's statements in new threads (the adapter cache's pool, one per model). The Hive
+    metastore client keeps its persistence manager per JVM thread, so the first metastore call
+    of each new thread built one again (DataNucleus metadata, the direct-SQL checks): 0.2 to
+    0.4 s on Iceberg for each invocation's `show databases`, its first `describe extended` and
+    its cache listing. Unpinned, the statements run on the gateway's reused threads. The
+    adapter sets no thread-local Spark property (job groups, local properties) that pinning
+    would keep. Only dbt's sessions: the server's statements run in Spark Connect's threads,
+    and a process that stops its JVM itself (the server, `lakehouse metastore init`) would
+    have py4j log an ERROR for a call after the stop, which the pinned client does not.
+    """
+    if PIN_THREAD in os.environ:
+        yield
+        return
+    os.environ[PIN_THREAD] = "false"
+    try:
+        yield
+    finally:
+        os.environ.pop(PIN_THREAD, None)
+
+
 def start_session(parameters: Mapping[str, str], check_metastore: bool = True) -> None:
     """Start the SparkSession dbt-spark's session cursor starts on its first statement.
 
@@ -115,8 +133,6 @@ def start_session(parameters: Mapping[str, str], check_metastore: bool = True) -
     quiet_pandas_on_spark()
     if SparkContext._active_spark_context is not None:
         return
-    # read when the gateway starts (module docstring)
-    os.environ.setdefault("PYSPARK_PIN_THREAD", "false")
     # another process's JVM holding the embedded metastore: one line now, not 22,000 later
     require_free_metastore(parameters)
     builder = SparkSession.builder.enableHiveSupport()
