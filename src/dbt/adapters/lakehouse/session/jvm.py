@@ -107,8 +107,9 @@ def shared_jvm_threads() -> Iterator[None]:
     its cache listing. Unpinned, the statements run on the gateway's reused threads. The
     adapter sets no thread-local Spark property (job groups, local properties) that pinning
     would keep. Only dbt's sessions: the server's statements run in Spark Connect's threads,
-    and a process that stops its JVM itself (the server, `lakehouse metastore init`) would
-    have py4j log an ERROR for a call after the stop, which the pinned client does not.
+    and the server, which stops its JVM itself, printed py4j's ERROR for a call after the stop
+    when it ran unpinned (the pinned client prints nothing); `lakehouse metastore init` and
+    the benchmark's job, which start sessions too, keep PySpark's default.
     """
     if PIN_THREAD in os.environ:
         yield
