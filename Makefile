@@ -34,7 +34,7 @@ PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
 .PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench \
-	serve serve-iceberg pg pg-stop docs bench-server bench-age wheel clean airflow airflow-manifest \
+	serve serve-iceberg pg pg-stop s3 s3-stop docs bench-server bench-age wheel clean airflow airflow-manifest \
 	airflow-demo
 
 # The product (dbt-lakehouse, src/) and the repository's tooling (retry-safe-tools, tools/),
@@ -157,6 +157,17 @@ pg: $(STAMP)
 
 pg-stop: $(STAMP)
 	@$(BIN)/python -m retry_safe.postgres stop $(CURDIR)/.pg
+
+# A local S3-compatible server for a warehouse on object storage (S3Proxy from Maven Central,
+# objects in .s3, 127.0.0.1 and a free port, or S3_PORT): prints the environment to export
+# (the endpoint, a key pair, LAKEHOUSE_WAREHOUSE=s3a://lakehouse/warehouse); `make s3-stop`
+# stops it. Delta on object storage also needs the PostgreSQL metastore (`make pg`).
+S3_PORT ?=
+s3: $(STAMP)
+	@$(BIN)/python -m retry_safe.s3 start $(CURDIR)/.s3 $(if $(S3_PORT),--port $(S3_PORT))
+
+s3-stop: $(STAMP)
+	@$(BIN)/python -m retry_safe.s3 stop $(CURDIR)/.s3
 
 # dbt's docs site: the catalog (every model's columns) read from the tables of DBT_TARGET
 # (local by default; server / server_iceberg while a server runs), then served on port 8080.

@@ -28,6 +28,7 @@ from dbt.adapters.lakehouse.session.jars import driver_folder
 from retry_safe.postgres import local_postgres
 from retry_safe.project import configure_environment
 from retry_safe.project import table_format as format_of
+from retry_safe.s3 import local_s3
 
 # dbt Labs' adapter suite's fixtures (`project`, `unique_schema`, ...; tests/adapter): pytest
 # takes plugins from the top-level conftest only. No fixture of it is autouse.
@@ -121,6 +122,16 @@ def postgres() -> Iterator[tuple[Path, dict[str, str]]]:
             yield cluster / "pg", environment
     finally:
         shutil.rmtree(cluster, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def s3_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
+    """A local S3-compatible server (retry_safe.s3: its folder, whose data/ holds the buckets'
+    objects as files, and the environment that points a session at it), for the pass; stopped
+    at its end."""
+    folder = tmp_path_factory.mktemp("s3")
+    with local_s3(folder) as environment:
+        yield folder, environment
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ intervals. Each commits: a commit the format refuses because the other committed
 planned and merged again (conflicts.py), and says so in the run's log.
 
 The embedded Derby metastore admits one process, so the two writers share a Hive metastore on
-PostgreSQL, as in production: a local server (retry_safe.postgres, the `postgres` fixture) whose schema the package's
+PostgreSQL and a warehouse on object storage (S3Proxy, `retry_safe.s3`), as in production: a local server (retry_safe.postgres, the `postgres` fixture) whose schema the package's
 `lakehouse metastore init` makes first, and, on Iceberg, Hive's commit locks on (the default
 with PostgreSQL). The first process
 loads the setup while the second starts its session; both meet at a barrier, then run the same
@@ -37,6 +37,7 @@ from support.processes import free_ports, metastore_init, step_env
 
 from retry_safe.postgres import psql
 from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR
+from retry_safe.s3 import BUCKET
 from retry_safe.scenario import command
 from retry_safe.server_process import spawn, stop
 
@@ -64,10 +65,13 @@ CART_ROWS = as_text(JAN_1 + JAN_2 + JAN_3)
 SOAK = bool(os.environ.get("SOAK_RUNS"))
 
 
-def writers_env(home: Path, target: str, table_format: str, metastore: dict) -> dict[str, str]:
+def writers_env(
+    home: Path, target: str, table_format: str, metastore: dict, storage: dict | None = None
+) -> dict[str, str]:
     """The writers' environment on the PostgreSQL metastore, whose schema `lakehouse metastore
-    init` (the package's command) has just made."""
-    env = step_env(**metastore, LAKEHOUSE_HOME=str(home))
+    init` (the package's command) has just made, and on the object store storage names (its
+    AWS environment and LAKEHOUSE_WAREHOUSE), if any."""
+    env = step_env(**metastore, **(storage or {}), LAKEHOUSE_HOME=str(home))
     env.update(LAKEHOUSE_SCHEMA="analytics", DBT_TARGET=target)
     # the driver from `lakehouse jars`, as a user's session finds it; Hive's locks by default
     for name in ("LAKEHOUSE_METASTORE_CLASSPATH", "LAKEHOUSE_HIVE_LOCKS"):
@@ -108,9 +112,13 @@ class Writer:
 
 @pytest.mark.slow
 def test_concurrent_runs_all_commit_the_loser_planning_again_and_never_duplicate(
-    tmp_path, target, table_format, postgres
+    tmp_path, target, table_format, postgres, s3_store
 ):
-    env = writers_env(tmp_path / "lakehouse", target, table_format, postgres[1])
+    # on object storage, as a team's parallel runs share one: every table in the bucket
+    bucket, storage = s3_store[0] / "data" / BUCKET, s3_store[1]
+    prefix = f"concurrent-{table_format}"
+    storage = {**storage, "LAKEHOUSE_WAREHOUSE": f"s3a://{BUCKET}/{prefix}"}
+    env = writers_env(tmp_path / "lakehouse", target, table_format, postgres[1], storage)
     # The first writer waits for the server, loads the setup while the second starts its
     # session; both then meet at the barrier and run their steps together, and meet again when
     # both are done. The first then reruns, meets this test (which leaves a dead writer's lock
@@ -137,7 +145,7 @@ def test_concurrent_runs_all_commit_the_loser_planning_again_and_never_duplicate
         assert [row for row in analyst("show schemas") if row[0] == "analytics"] == []
         Path(served[1]).mkdir(parents=True, exist_ok=True)
         (Path(served[1]) / "test").touch()
-        tables = tmp_path / "lakehouse" / table_format / "warehouse" / "analytics.db"
+        tables = bucket / prefix / "analytics.db"
         collide(writers, tables / "customer_balances_additive", Path(frozen[1]), additive)
         collide(writers, tables / CART, Path(compact[1]), ["maintain", CART])
         meet(Path(dead[1]), writers[0], postgres[0], table_format)
@@ -171,6 +179,12 @@ def test_concurrent_runs_all_commit_the_loser_planning_again_and_never_duplicate
     assert seed == {"step": ["seed"], "ok": True}, seed
     # the server, started before the schema existed, serves what the writers committed
     assert served_rows == CART_ROWS
+    # the tables are in the bucket, and nothing of them on local disk
+    assert {p.name for p in (bucket / prefix / "analytics.db").iterdir()} >= {
+        CART,
+        "customer_balances_additive",
+    }
+    assert not list((tmp_path / "lakehouse").glob(f"{table_format}/warehouse/**/*.parquet"))
 
 
 def collide(writers: list[Writer], table: Path, barrier: Path, step: list) -> None:

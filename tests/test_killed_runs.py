@@ -2,8 +2,9 @@
 
 Reference document 004, for the whole project. The plan below loads every pipeline over two or
 three intervals. Each killed step runs in a process of its own, as a scheduler's task would,
-against a warehouse of its own (the embedded Derby metastore admits one process at a time),
-and is killed (the whole process group, JVM included) at one of three points of one model:
+against a warehouse of its own: in `make test` in a bucket (S3Proxy, `retry_safe.s3`) with the
+PostgreSQL metastore object storage needs, in `make soak` on local disk with the embedded Derby
+metastore too (it admits one process at a time). Each is killed (the whole process group, JVM included) at one of three points of one model:
 
 - `before`: when the model's change set is being computed, before its MERGE starts;
 - `writing`: when the MERGE has written its first data file into the table folder but the
@@ -39,9 +40,10 @@ from pathlib import Path
 import pytest
 from support.expected import as_text
 from support.pipelines import F1_STEP, ORDERS_STEP, PLAN, SEEDS, TABLES, columns_of
-from support.processes import step_env
+from support.processes import metastore_init, step_env
 
 from retry_safe.project import PROJECT_DIR
+from retry_safe.s3 import BUCKET
 from retry_safe.scenario import command
 
 SOAK = bool(os.environ.get("SOAK_RUNS"))
@@ -114,7 +116,9 @@ RELATIONS = sorted([*SEEDS, "retail_session_products", "stg_order_change_lines",
 class Scenario:
     """A warehouse of its own, and steps run in processes of their own."""
 
-    def __init__(self, home: Path, target: str, table_format: str) -> None:
+    def __init__(
+        self, home: Path, target: str, table_format: str, storage: dict | None = None
+    ) -> None:
         self.table_format = table_format
         self.warehouse = home / table_format / "warehouse" / "analytics.db"
         self.log = home / "logs" / "dbt.log"
@@ -124,6 +128,13 @@ class Scenario:
             DBT_TARGET=target,
             DBT_LOG_PATH=str(home / "logs"),
         )
+        if storage is not None:
+            # the bucket's objects are files of the S3 server's folder: the kills watch them
+            self.warehouse = storage.pop("objects") / "analytics.db"
+            self.env.update(storage)
+            self.env.pop("LAKEHOUSE_METASTORE_CLASSPATH", None)
+            made = metastore_init(self.env, "--format", table_format)
+            assert made.startswith("Created the metastore schema"), made
 
     def run(self, plan: list[list[str]], dump: list[str]) -> dict:
         done = subprocess.run(
@@ -233,10 +244,23 @@ class Scenario:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("storage", ["local", "s3"] if SOAK else ["s3"])
 def test_runs_killed_at_every_point_then_rerun_leave_the_documents_tables(
-    tmp_path, target, table_format
+    tmp_path, target, table_format, storage, request
 ):
-    scenario = Scenario(tmp_path / "lakehouse", target, table_format)
+    on_s3 = None
+    if storage == "s3":
+        # the warehouse in a bucket, the metastore on PostgreSQL (what object storage needs)
+        folder, s3 = request.getfixturevalue("s3_store")
+        metastore = request.getfixturevalue("postgres")[1]
+        prefix = f"killed-{table_format}"
+        on_s3 = {
+            **s3,
+            **metastore,
+            "LAKEHOUSE_WAREHOUSE": f"s3a://{BUCKET}/{prefix}",
+            "objects": folder / "data" / BUCKET / prefix,
+        }
+    scenario = Scenario(tmp_path / "lakehouse", target, table_format, on_s3)
     first = 0
     for kill in KILLS:
         step = PLAN.index(list(kill.step))
@@ -251,3 +275,6 @@ def test_runs_killed_at_every_point_then_rerun_leave_the_documents_tables(
         assert len(set(found)) == len(found), f"{table}: duplicate keys"
     # No staging relation is left: a killed Python model's rows were a view of its session.
     assert result["relations"] == RELATIONS
+    if on_s3 is not None:  # every table in the bucket, none on local disk
+        assert {p.name for p in scenario.warehouse.iterdir()} >= set(EXPECTED)
+        assert not list((tmp_path / "lakehouse").glob("*/warehouse/**/*.parquet"))

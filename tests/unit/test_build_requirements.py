@@ -1,7 +1,7 @@
 """The standard builds (`pip wheel .`, `pip install .`, `python -m build`) run setup.py in an
 isolated environment that holds nothing but pyproject.toml's build requirements: whatever the
-build imports must be the standard library or one of them. setup.py loads the server's
-classes.py, which compiles the Java classes against pyspark's jars; `make wheel` builds the same
+build imports must be the standard library or one of them. setup.py loads
+java_classes.py, which compiles the Java classes against pyspark's jars; `make wheel` builds the same
 wheel without isolation, from the locked dependencies (requirements.lock).
 """
 
@@ -16,10 +16,10 @@ from packaging.requirements import Requirement
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())
-# what the build runs: setup.py, and classes.py, which setup.py loads on its own
+# what the build runs: setup.py, and java_classes.py, which setup.py loads on its own
 BUILD_FILES = [
     REPOSITORY / "setup.py",
-    REPOSITORY / "src" / "dbt" / "adapters" / "lakehouse" / "server" / "classes.py",
+    REPOSITORY / "src" / "dbt" / "adapters" / "lakehouse" / "java_classes.py",
 ]
 
 

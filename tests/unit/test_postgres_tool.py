@@ -16,11 +16,11 @@ from retry_safe import postgres
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
-def make_pg(*variables: str) -> list[str]:
-    """The command `make pg` runs (make -n prints it, runs nothing), after the interpreter; a
-    parent make's flags (make check) are not passed on."""
+def make_pg(*variables: str, target: str = "pg", tool: str = "retry_safe.postgres") -> list[str]:
+    """The command `make pg` (or another target starting a tool) runs (make -n prints it, runs
+    nothing), after the interpreter; a parent make's flags (make check) are not passed on."""
     done = subprocess.run(
-        ["make", "-n", "pg", *variables],
+        ["make", "-n", target, *variables],
         cwd=REPOSITORY,
         env={k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")},
         capture_output=True,
@@ -28,9 +28,7 @@ def make_pg(*variables: str) -> list[str]:
         timeout=60,
         check=True,
     )
-    (command,) = [
-        line.split() for line in done.stdout.splitlines() if "retry_safe.postgres" in line
-    ]
+    (command,) = [line.split() for line in done.stdout.splitlines() if tool in line]
     return command[1:]
 
 

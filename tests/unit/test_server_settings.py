@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from dbt.adapters.lakehouse.server.profile import ProfileError, load_target
+from dbt.adapters.lakehouse.server.profile import ProfileError, ServedTarget, load_target
 from dbt.adapters.lakehouse.server.settings import (
     ServerOptionError,
     options_from,
@@ -203,3 +203,16 @@ def test_a_jvm_that_dies_while_serving_ends_the_server_with_one_line(monkeypatch
         "committed runs: a dbt run writing through the server fails and is safe to rerun once "
         "a server serves again (`lakehouse serve --target local_iceberg`)."
     )
+
+
+def test_a_server_on_object_storage_keeps_its_lock_in_the_lakehouse_home(monkeypatch, tmp_path):
+    # the warehouse URL is no local folder: the lock and state file go to $LAKEHOUSE_HOME/<format>
+    from dbt.adapters.lakehouse.server.app import served_home
+
+    warehouse = "spark.sql.warehouse.dir"
+
+    monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path / "home"))
+    served = ServedTarget("p", "local", "delta", "analytics", {warehouse: "s3a://lake/w"})
+    assert served_home(served) == tmp_path / "home" / "delta"
+    local = ServedTarget("p", "local", "delta", "analytics", {warehouse: f"{tmp_path}/d/warehouse"})
+    assert served_home(local) == tmp_path / "d"

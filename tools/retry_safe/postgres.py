@@ -127,7 +127,7 @@ class PortInUse(RuntimeError):
     """The port asked for is taken; the message names it and the fix."""
 
 
-def require_free(port: int) -> None:
+def require_free(port: int, make: str = "make pg PG_PORT=N") -> None:
     """PortInUse unless the server could listen on port of 127.0.0.1 (where it listens)."""
     with socket.socket() as probe:
         try:
@@ -137,7 +137,7 @@ def require_free(port: int) -> None:
                 raise
             raise PortInUse(
                 f"port {port} on {LOOPBACK} is in use: stop what listens there, choose another "
-                f"(make pg PG_PORT=N, or --port N), or leave it out for a free port."
+                f"({make}, or --port N), or leave it out for a free port."
             ) from None
 
 

@@ -41,7 +41,9 @@ def jars_command(args: argparse.Namespace) -> int:
     for folder in changed:
         print(f"{folder.name} jars ready in {folder}")
     if not changed:
-        names = ", ".join(formats or [*jars.pinned(), *jars.pinned_drivers()])
+        names = ", ".join(
+            formats or [*jars.pinned(), *jars.pinned_drivers(), *jars.pinned_storage()]
+        )
         print(f"{names} jars complete in {jars.jars_root()} (nothing to download)")
     return 0
 

@@ -4,5 +4,6 @@ and metastore, serving Spark Connect (dbt, Python clients) and read-only Thrift 
     app.py       lock, start, banner, stop
     profile.py   the served session target, read from the project's profile by dbt
     settings.py  the server's options and Spark settings (pure)
-    classes.py   its two Java classes, compiled into the wheel (or on first start from a checkout)
+    java/        its Java classes, compiled into the wheel (or on first start from a checkout:
+                 ../java_classes.py)
 """

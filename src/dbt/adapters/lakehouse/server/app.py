@@ -35,7 +35,7 @@ from typing import IO, Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.lakehouse.server.classes import CompileError, server_jar
+from dbt.adapters.lakehouse.java_classes import CompileError, server_jar
 from dbt.adapters.lakehouse.server.profile import ProfileError, ServedTarget, load_target
 from dbt.adapters.lakehouse.server.settings import (
     PASSWORD_CLASS,
@@ -48,6 +48,8 @@ from dbt.adapters.lakehouse.session.jars import require_jars
 from dbt.adapters.lakehouse.session.java import require_java
 from dbt.adapters.lakehouse.session.jvm import start_session
 from dbt.adapters.lakehouse.session.metastore_lock import metastore_problem
+from dbt.adapters.lakehouse.session.settings import lakehouse_home
+from dbt.adapters.lakehouse.storage.object_store import store_of
 
 START_TIMEOUT = 120
 STATE_FILE = "server.json"
@@ -60,8 +62,14 @@ class Refused(Exception):
 
 def served_home(served: ServedTarget) -> Path:
     """The folder of the served warehouse (its lock and state file live there): with the
-    defaults, $LAKEHOUSE_HOME/<format>."""
-    home = Path(served.settings["spark.sql.warehouse.dir"]).expanduser().resolve().parent
+    defaults, $LAKEHOUSE_HOME/<format>; for a warehouse on object storage, which has no local
+    folder, $LAKEHOUSE_HOME/<format> too (one server per machine and warehouse; servers on
+    other machines are as safe as any other writer, through the commit protocols)."""
+    warehouse = served.settings["spark.sql.warehouse.dir"]
+    if store_of(warehouse) is not None:
+        home = lakehouse_home() / served.table_format
+    else:
+        home = Path(warehouse).expanduser().resolve().parent
     home.mkdir(parents=True, exist_ok=True)
     return home
 

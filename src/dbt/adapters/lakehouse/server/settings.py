@@ -9,7 +9,7 @@ metastore; profile.py), plus:
     HiveServer2     hive.server2.thrift.bind.host / .port, password check (CUSTOM) when one is
                     set (LAKEHOUSE_THRIFT_PASSWORD, read by the class at each login)
     read-only JDBC  the extension lakehouse.server.ReadOnlyOutsideConnect (only Spark Connect
-                    operations may write) from the server's jar (classes.py)
+                    operations may write) from the server's jar (java_classes.py)
 
 An Iceberg target's defaults already turn off the session catalog's table cache
 (session_settings.py), so an analyst sees another process's commit at once.

@@ -101,6 +101,18 @@ def pinned_drivers() -> dict[str, list[Jar]]:
     return _parsed("drivers")
 
 
+def pinned_storage() -> dict[str, list[Jar]]:
+    """{store: [jar, ...]}: the Hadoop connectors of the object stores a warehouse may live on
+    (`s3`: Hadoop's S3A and the AWS SDK modules it uses, without what pyspark already ships),
+    pinned like the format jars and installed beside them."""
+    return _parsed("storage")
+
+
+def storage_folder(store: str) -> Path:
+    """Where `lakehouse jars` puts an object store's connector jars."""
+    return jars_root() / store
+
+
 def driver_folder(database: str) -> Path:
     """Where `lakehouse jars` puts a metastore database's JDBC driver."""
     return jars_root() / database
@@ -221,8 +233,9 @@ def install(formats: list[str] | None = None, root: Path | None = None) -> list[
     the jars root); the folders that changed."""
     root = root or jars_root()
     changed = []
-    # every format's jars and, unless a format is chosen, the metastore drivers too
-    groups = {**pinned(), **({} if formats else pinned_drivers())}
+    # every format's jars and, unless a format is chosen, the metastore drivers and the object
+    # stores' connectors too
+    groups = {**pinned(), **({} if formats else {**pinned_drivers(), **pinned_storage()})}
     for name, jars in groups.items():
         if formats and name not in formats:
             continue

@@ -32,6 +32,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.lakehouse.session.metastore import require_ready as require_ready_metastore
 from dbt.adapters.lakehouse.session.metastore import start_lock_reaper
 from dbt.adapters.lakehouse.session.metastore_lock import require_free_metastore
+from dbt.adapters.lakehouse.storage import object_store
 
 #: The lines dropped (module docstring): Java's incubator warning; Delta's VACUUM per table,
 #: and as a dry run
@@ -136,6 +137,8 @@ def start_session(parameters: Mapping[str, str], check_metastore: bool = True) -
         return
     # another process's JVM holding the embedded metastore: one line now, not 22,000 later
     require_free_metastore(parameters)
+    # Delta on object storage without the metastore its commits are kept in
+    object_store.require_safe(parameters)
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in expand_jar_patterns(parameters).items():
         builder = builder.config(key, value)
@@ -149,6 +152,11 @@ def start_session(parameters: Mapping[str, str], check_metastore: bool = True) -
             raise
         forwarder.join(timeout=10)  # Java's own reason first: the pipe ends with the JVM
         raise DbtRuntimeError(JVM_EXITED) from None
+    # a warehouse bucket that cannot be listed: one line before any statement
+    session = SparkSession.getActiveSession()
+    object_store.require_reachable(
+        parameters, session.sparkContext._jvm, session.sparkContext._jsc.hadoopConfiguration()
+    )
     if check_metastore:
         # a shared metastore database that cannot serve: one line before any statement
         require_ready_metastore(parameters)

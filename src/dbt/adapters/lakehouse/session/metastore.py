@@ -39,6 +39,7 @@ from dbt.adapters.lakehouse.session.settings import (
     LOCK_TIMEOUT_SETTING,
     POSTGRESQL_URL,
 )
+from dbt.adapters.lakehouse.storage.object_store import LOG_STORE_SETTING
 
 URL = "spark.hadoop.javax.jdo.option.ConnectionURL"
 USER = "spark.hadoop.javax.jdo.option.ConnectionUserName"
@@ -93,6 +94,14 @@ LOCK_TABLES_DDL = (
 )
 LOCK_TABLES = tuple(
     statement.split()[2] for statement in LOCK_TABLES_DDL if statement.startswith("create table")
+)
+# Delta's commits to object storage (storage/java/PostgresLogStore.java): one row per commit
+# file, whose primary key lets one writer of a version win
+COMMIT_TABLE = "lakehouse_delta_commits"
+COMMIT_TABLE_DDL = (
+    f"create table {COMMIT_TABLE} (table_path text not null, file_name text not null, "
+    "temp_path text not null, complete boolean not null, expire_time bigint, "
+    "primary key (table_path, file_name))"
 )
 INIT = "lakehouse metastore init"
 CONNECT_TIMEOUT_SECONDS = "10"
@@ -238,6 +247,11 @@ def schema_problem(connection: Any, parameters: Mapping[str, str]) -> str | None
             f"{', '.join(unmade[:3])}): its `{INIT}` did not finish. Run `{INIT}` again: it "
             "adds what is missing."
         )
+    if parameters.get(LOG_STORE_SETTING) and missing_tables(connection, (COMMIT_TABLE,)):
+        return (
+            f"The metastore database {url} has no {COMMIT_TABLE} table, which Delta's commits "
+            f"to object storage are kept in. Run `{INIT}` once: it adds it."
+        )
     if str(parameters.get(ICEBERG_LOCKS)) == "true" and missing_lock_tables(connection):
         return (
             f"The metastore database {url} has no lock tables ({', '.join(LOCK_TABLES)}), "
@@ -329,13 +343,13 @@ def create_metastore_tables() -> None:
     manager.createSchemaForClasses(classes, jvm.java.util.Properties())
 
 
-def create_lock_tables(parameters: Mapping[str, str]) -> None:
-    """LOCK_TABLES_DDL in one transaction, with the session's driver and login."""
+def create_tables(parameters: Mapping[str, str], statements: tuple[str, ...]) -> None:
+    """The statements in one transaction, with the session's driver and login."""
     connection = connect(parameters)
     try:
         connection.setAutoCommit(False)
         statement = connection.createStatement()
-        for sql in LOCK_TABLES_DDL:
+        for sql in statements:
             statement.execute(sql)
         connection.commit()
     finally:
@@ -343,7 +357,8 @@ def create_lock_tables(parameters: Mapping[str, str]) -> None:
 
 
 def initialize(parameters: Mapping[str, str]) -> str:
-    """Create the metastore schema and its lock tables once; what was done, in one line.
+    """Create the metastore schema, its lock tables and the Delta commit table once; what was
+    done, in one line.
 
     Runs in a session started with init_settings(parameters). An existing schema of this
     version is left alone (its missing lock tables are added); another version is refused.
@@ -359,6 +374,7 @@ def initialize(parameters: Mapping[str, str]) -> str:
         version = schema_version(connection)
         missing = missing_lock_tables(connection)
         unmade = missing_tables(connection, metastore_tables())
+        no_commits = bool(missing_tables(connection, (COMMIT_TABLE,)))
     finally:
         connection.close()
     if version is not None and version != HIVE_SCHEMA_VERSION:
@@ -367,7 +383,7 @@ def initialize(parameters: Mapping[str, str]) -> str:
             f"schema; this package's Hive client needs {HIVE_SCHEMA_VERSION}. Nothing was "
             "changed: use another database."
         )
-    if version is not None and not missing and not unmade:
+    if version is not None and not missing and not unmade and not no_commits:
         return f"The metastore schema in {url} is ready (Hive {version}); nothing to do."
     if missing and len(missing) < len(LOCK_TABLES):
         raise MetastoreError(
@@ -381,7 +397,9 @@ def initialize(parameters: Mapping[str, str]) -> str:
         if version is None or unmade:
             create_metastore_tables()
         if missing:
-            create_lock_tables(parameters)
+            create_tables(parameters, LOCK_TABLES_DDL)
+        if no_commits:
+            create_tables(parameters, (COMMIT_TABLE_DDL,))
     except Py4JJavaError as error:
         if _sql_state(error) == "42501" or "permission denied" in _message(error):
             raise MetastoreError(
@@ -394,13 +412,14 @@ def initialize(parameters: Mapping[str, str]) -> str:
     problem_left = problem(parameters)
     if problem_left:
         raise MetastoreError(problem_left)
-    if version is not None:  # an init that did not finish
+    if version is not None:  # an init that did not finish, or one of an earlier release
         return (
             f"Completed the metastore schema (Hive {HIVE_SCHEMA_VERSION}) in {url}: added "
-            f"{len(unmade)} metastore and {len(missing)} lock tables."
+            f"{len(unmade)} metastore, {len(missing)} lock and {int(no_commits)} commit tables."
         )
     return (
-        f"Created the metastore schema (Hive {HIVE_SCHEMA_VERSION}) and its lock tables in {url}."
+        f"Created the metastore schema (Hive {HIVE_SCHEMA_VERSION}), its lock tables and the "
+        f"Delta commit table in {url}."
     )
 
 

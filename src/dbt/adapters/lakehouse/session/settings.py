@@ -16,6 +16,9 @@ variable:
   (`lakehouse metastore init` makes the schema once; metastore.py checks it first);
 - the format's jars from the jars root (`lakehouse jars`, jars.py), on the driver's classpath,
   and shipped to the executors when the master is not local;
+- `LAKEHOUSE_WAREHOUSE`: the warehouse elsewhere, a local folder or object storage
+  (`s3a://bucket/prefix`: the connector's jars, its settings from the AWS environment and, on
+  Delta, the log store that is safe with several writers; storage/object_store.py);
 - the package's log configuration: Spark, Hive and DataNucleus below ERROR stay off the console;
 - UTC session time, no Spark UI or progress bars;
 - on a local master, tasks sized to the machine (`local_parallelism`): Spark's 200 shuffle
@@ -55,7 +58,13 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from dbt.adapters.lakehouse.session.jars import driver_folder, jars_root
+from dbt.adapters.lakehouse.session.jars import driver_folder, jars_root, storage_folder
+from dbt.adapters.lakehouse.storage.object_store import (
+    StorageError,
+    store_of,
+    warehouse_settings,
+    warehouse_url,
+)
 from dbt.include.lakehouse import PACKAGE_PATH
 
 HOME_VARIABLE = "LAKEHOUSE_HOME"
@@ -121,11 +130,24 @@ def _join(separator: str, *parts: str | None) -> str:
     return separator.join(part for part in parts if part)
 
 
+def storage_jar() -> str:
+    """The package's storage classes (Delta's log store for object storage), compiled on
+    first use in a source checkout."""
+    from dbt.adapters.lakehouse.java_classes import STORAGE, CompileError, bundle_jar
+
+    try:
+        return str(bundle_jar(STORAGE))
+    except CompileError as error:
+        raise StorageError(f"the package's storage classes are missing: {error}") from None
+
+
 def format_defaults(table_format: str) -> dict[str, str]:
     """The defaults of a session target of this table format (module docstring)."""
     home = lakehouse_home() / table_format
     jars = jars_root() / table_format
     env = os.environ.get
+    warehouse = warehouse_url()
+    store = store_of(warehouse) if warehouse else None
     derby = f"jdbc:derby:;databaseName={home}/metastore_db;create=true"
     url = env("LAKEHOUSE_METASTORE_URL") or derby
     postgresql = url.startswith(POSTGRESQL_URL)
@@ -144,6 +166,8 @@ def format_defaults(table_format: str) -> dict[str, str]:
         "spark.driver.extraClassPath": _join(
             os.pathsep,
             f"{jars}/*",
+            f"{storage_folder(store)}/*" if store else None,
+            storage_jar() if store and table_format == "delta" else None,
             env("LAKEHOUSE_METASTORE_CLASSPATH")
             or (f"{driver_folder('postgresql')}/*" if postgresql else None),
         ),
@@ -160,6 +184,10 @@ def format_defaults(table_format: str) -> dict[str, str]:
     }
     if postgresql:
         defaults.update(postgresql_metastore())
+    if store:
+        defaults.update(warehouse_settings(table_format, warehouse))
+    elif warehouse:
+        defaults["spark.sql.warehouse.dir"] = warehouse
     if table_format == "iceberg":
         defaults["spark.hadoop.iceberg.engine.hive.lock-enabled"] = env("LAKEHOUSE_HIVE_LOCKS") or (
             "true" if postgresql else "false"
@@ -224,7 +252,12 @@ def session_settings(
     settings.update(parameters or {})
     master = settings.get("spark.master", "")
     if table_format and not master.startswith("local") and "spark.jars" not in settings:
-        settings["spark.jars"] = f"{jars_root() / table_format}/*.jar"
+        warehouse = warehouse_url()
+        store = store_of(warehouse) if warehouse else None
+        settings["spark.jars"] = ",".join(
+            [f"{jars_root() / table_format}/*.jar"]
+            + ([f"{storage_folder(store)}/*.jar"] if store else [])
+        )
     cores = local_cores(master)
     if table_format and cores is not None:
         for key, value in local_parallelism(table_format, cores).items():
