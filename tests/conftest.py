@@ -25,7 +25,7 @@ from support import passes, processes
 from support.processes import SUITE_JAVA_OPTIONS
 
 from dbt.adapters.lakehouse.session.jars import driver_folder
-from retry_safe.postgres import local_postgres
+from retry_safe.postgres import DATABASE, local_postgres, psql
 from retry_safe.project import configure_environment
 from retry_safe.project import table_format as format_of
 from retry_safe.s3 import local_s3
@@ -122,6 +122,44 @@ def postgres() -> Iterator[tuple[Path, dict[str, str]]]:
             yield cluster / "pg", environment
     finally:
         shutil.rmtree(cluster, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def initialized_postgres(
+    tmp_path_factory: pytest.TempPathFactory, table_format: str
+) -> Iterator[tuple[Path, dict[str, str]]]:
+    """One PostgreSQL server for the pass, whose database `metastore` the package's `lakehouse
+    metastore init` made (once: a cold Spark session of about 30 s): the template each test's
+    own metastore database is copied from (`fresh_metastore`)."""
+    cluster = Path(tempfile.mkdtemp(prefix="lakehouse-pg-"))
+    cluster.chmod(0o755)
+    try:
+        with local_postgres(cluster / "pg") as environment:
+            env = processes.step_env(
+                **environment, LAKEHOUSE_HOME=str(tmp_path_factory.mktemp("metastore-init"))
+            )
+            env.pop("LAKEHOUSE_METASTORE_CLASSPATH", None)  # the driver from `lakehouse jars`
+            made = processes.metastore_init(env, "--format", table_format)
+            assert made.startswith("Created the metastore schema (Hive 2.3.0)"), made
+            yield cluster / "pg", environment
+    finally:
+        shutil.rmtree(cluster, ignore_errors=True)
+
+
+_metastore_numbers = itertools.count(1)
+
+
+@pytest.fixture
+def fresh_metastore(initialized_postgres) -> tuple[Path, str, dict[str, str]]:
+    """A metastore database of this test's own (its cluster folder, its name, the environment
+    that points a session at it): a copy of the pass's initialized one, made by PostgreSQL from
+    it as a template in a moment, as a team's new database would be after `lakehouse metastore
+    init`."""
+    cluster, environment = initialized_postgres
+    name = f"metastore_{next(_metastore_numbers)}"
+    psql(cluster, "postgres", f"create database {name} template {DATABASE}")
+    url = environment["LAKEHOUSE_METASTORE_URL"].rsplit("/", 1)[0] + f"/{name}"
+    return cluster, name, {**environment, "LAKEHOUSE_METASTORE_URL": url}
 
 
 @pytest.fixture(scope="session")

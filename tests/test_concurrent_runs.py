@@ -3,8 +3,9 @@ intervals. Each commits: a commit the format refuses because the other committed
 planned and merged again (conflicts.py), and says so in the run's log.
 
 The embedded Derby metastore admits one process, so the two writers share a Hive metastore on
-PostgreSQL and a warehouse on object storage (S3Proxy, `retry_safe.s3`), as in production: a local server (retry_safe.postgres, the `postgres` fixture) whose schema the package's
-`lakehouse metastore init` makes first, and, on Iceberg, Hive's commit locks on (the default
+PostgreSQL and a warehouse on object storage (S3Proxy, `retry_safe.s3`), as in production: a local server (retry_safe.postgres) whose schema the package's
+`lakehouse metastore init` made (the pass's initialized database, copied for this test: the
+`fresh_metastore` fixture), and, on Iceberg, Hive's commit locks on (the default
 with PostgreSQL). The first process
 loads the setup while the second starts its session; both meet at a barrier, then run the same
 steps together, made to collide: the first writer is frozen while its MERGE writes (a data file
@@ -66,18 +67,24 @@ SOAK = bool(os.environ.get("SOAK_RUNS"))
 
 
 def writers_env(
-    home: Path, target: str, table_format: str, metastore: dict, storage: dict | None = None
+    home: Path,
+    target: str,
+    table_format: str,
+    metastore: dict,
+    storage: dict | None = None,
+    initialized: bool = False,
 ) -> dict[str, str]:
     """The writers' environment on the PostgreSQL metastore, whose schema `lakehouse metastore
-    init` (the package's command) has just made, and on the object store storage names (its
-    AWS environment and LAKEHOUSE_WAREHOUSE), if any."""
+    init` (the package's command) made (here, unless initialized), and on the object store
+    storage names (its AWS environment and LAKEHOUSE_WAREHOUSE), if any."""
     env = step_env(**metastore, **(storage or {}), LAKEHOUSE_HOME=str(home))
     env.update(LAKEHOUSE_SCHEMA="analytics", DBT_TARGET=target)
     # the driver from `lakehouse jars`, as a user's session finds it; Hive's locks by default
     for name in ("LAKEHOUSE_METASTORE_CLASSPATH", "LAKEHOUSE_HIVE_LOCKS"):
         env.pop(name, None)
-    made = metastore_init(env, "--format", table_format)
-    assert made.startswith("Created the metastore schema (Hive 2.3.0)"), made
+    if not initialized:
+        made = metastore_init(env, "--format", table_format)
+        assert made.startswith("Created the metastore schema (Hive 2.3.0)"), made
     return env
 
 
@@ -112,13 +119,16 @@ class Writer:
 
 @pytest.mark.slow
 def test_concurrent_runs_all_commit_the_loser_planning_again_and_never_duplicate(
-    tmp_path, target, table_format, postgres, s3_store
+    tmp_path, target, table_format, fresh_metastore, s3_store
 ):
     # on object storage, as a team's parallel runs share one: every table in the bucket
     bucket, storage = s3_store[0] / "data" / BUCKET, s3_store[1]
     prefix = f"concurrent-{table_format}"
     storage = {**storage, "LAKEHOUSE_WAREHOUSE": f"s3a://{BUCKET}/{prefix}"}
-    env = writers_env(tmp_path / "lakehouse", target, table_format, postgres[1], storage)
+    cluster, database, metastore = fresh_metastore
+    env = writers_env(
+        tmp_path / "lakehouse", target, table_format, metastore, storage, initialized=True
+    )
     # The first writer waits for the server, loads the setup while the second starts its
     # session; both then meet at the barrier and run their steps together, and meet again when
     # both are done. The first then reruns, meets this test (which leaves a dead writer's lock
@@ -148,7 +158,7 @@ def test_concurrent_runs_all_commit_the_loser_planning_again_and_never_duplicate
         tables = bucket / prefix / "analytics.db"
         collide(writers, tables / "customer_balances_additive", Path(frozen[1]), additive)
         collide(writers, tables / CART, Path(compact[1]), ["maintain", CART])
-        meet(Path(dead[1]), writers[0], postgres[0], table_format)
+        meet(Path(dead[1]), writers[0], cluster, database, table_format)
         (first, tables), (second, _) = [writer.outcomes() for writer in writers]
         served_rows = as_text(analyst(f"select * from analytics.{CART}"))
     finally:
@@ -233,7 +243,7 @@ def serve(env: dict[str, str], logs: Path, table_format: str):
     return process, jdbc_query("127.0.0.1", ports[1], password)
 
 
-def meet(folder: Path, writer: Writer, cluster: Path, table_format: str) -> None:
+def meet(folder: Path, writer: Writer, cluster: Path, database: str, table_format: str) -> None:
     """Wait for the writer at the barrier in folder; on Iceberg, leave the Hive lock a writer
     killed 50 s ago (SIGKILL while it held the commit lock of a seed table) leaves behind, as
     hive_locks holds it; then let the writer go on. Its session expires the lock (a lock
@@ -245,7 +255,7 @@ def meet(folder: Path, writer: Writer, cluster: Path, table_format: str) -> None
     if table_format == "iceberg":
         psql(
             cluster,
-            "metastore",
+            database,
             # its id from the lock sequence, as Hive took it: a lock waits only on earlier ones
             "with taken as (update lakehouse.next_lock_id set nl_next = nl_next + 1 "
             "returning nl_next - 1 as id) "

@@ -40,7 +40,7 @@ from pathlib import Path
 import pytest
 from support.expected import as_text
 from support.pipelines import F1_STEP, ORDERS_STEP, PLAN, SEEDS, TABLES, columns_of
-from support.processes import metastore_init, step_env
+from support.processes import step_env
 
 from retry_safe.project import PROJECT_DIR
 from retry_safe.s3 import BUCKET
@@ -132,9 +132,7 @@ class Scenario:
             # the bucket's objects are files of the S3 server's folder: the kills watch them
             self.warehouse = storage.pop("objects") / "analytics.db"
             self.env.update(storage)
-            self.env.pop("LAKEHOUSE_METASTORE_CLASSPATH", None)
-            made = metastore_init(self.env, "--format", table_format)
-            assert made.startswith("Created the metastore schema"), made
+            self.env.pop("LAKEHOUSE_METASTORE_CLASSPATH", None)  # the one `lakehouse jars` put
 
     def run(self, plan: list[list[str]], dump: list[str]) -> dict:
         done = subprocess.run(
@@ -252,7 +250,7 @@ def test_runs_killed_at_every_point_then_rerun_leave_the_documents_tables(
     if storage == "s3":
         # the warehouse in a bucket, the metastore on PostgreSQL (what object storage needs)
         folder, s3 = request.getfixturevalue("s3_store")
-        metastore = request.getfixturevalue("postgres")[1]
+        metastore = request.getfixturevalue("fresh_metastore")[2]  # initialized
         prefix = f"killed-{table_format}"
         on_s3 = {
             **s3,

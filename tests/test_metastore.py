@@ -17,6 +17,7 @@ from support.processes import metastore_init, step_env
 
 from dbt.adapters.lakehouse.session import metastore
 from dbt.adapters.lakehouse.session.metastore import ICEBERG_LOCKS, PASSWORD, URL, USER
+from dbt.adapters.lakehouse.storage.object_store import LOG_STORE, LOG_STORE_SETTING
 from retry_safe.cluster import free_port
 from retry_safe.postgres import ADMIN, port_of, psql
 from retry_safe.project import PROJECT_DIR
@@ -84,10 +85,10 @@ def test_a_database_that_cannot_serve_the_metastore_is_one_line_naming_the_fix(
     )
     env.pop("LAKEHOUSE_METASTORE_CLASSPATH")  # the driver from `lakehouse jars`
     assert metastore_init(env) == (
-        f"Completed the metastore schema (Hive 2.3.0) in {other_url}: added 42 metastore and 11 "
-        "lock tables.\n"
+        f"Completed the metastore schema (Hive 2.3.0) in {other_url}: added 42 metastore, 11 "
+        "lock and 1 commit tables.\n"
     )
-    assert metastore.problem({**other, ICEBERG_LOCKS: "true"}) is None
+    assert metastore.problem({**other, ICEBERG_LOCKS: "true", LOG_STORE_SETTING: LOG_STORE}) is None
     # and once more (in this process: a complete schema is left alone before any session)
     assert metastore.initialize(other) == (
         f"The metastore schema in {other_url} is ready (Hive 2.3.0); nothing to do."
@@ -99,6 +100,13 @@ def test_a_database_that_cannot_serve_the_metastore_is_one_line_naming_the_fix(
         f"The metastore database {other_url} has no lock tables ({', '.join(metastore.LOCK_TABLES)}"
         "), which Iceberg's Hive commit lock needs. Run `lakehouse metastore init` once: it adds "
         "them."
+    )
+    # the Delta commit table dropped: enough for a local warehouse, not for Delta on S3
+    psql(folder, "other", f"drop table {metastore.COMMIT_TABLE}")
+    assert metastore.problem(other) is None
+    assert metastore.problem({**other, LOG_STORE_SETTING: LOG_STORE}) == (
+        f"The metastore database {other_url} has no lakehouse_delta_commits table, which Delta's "
+        "commits to object storage are kept in. Run `lakehouse metastore init` once: it adds it."
     )
     psql(folder, "other", 'update "VERSION" set "SCHEMA_VERSION" = \'3.1.0\'')
     assert metastore.problem(other) == (

@@ -28,9 +28,9 @@ from support.processes import free_ports
 
 from dbt.adapters.lakehouse.java_classes import STORAGE, bundle_jar
 from dbt.adapters.lakehouse.session.jars import driver_folder, storage_folder
-from dbt.adapters.lakehouse.session.metastore import COMMIT_TABLE, COMMIT_TABLE_DDL
+from dbt.adapters.lakehouse.session.metastore import COMMIT_TABLE
 from dbt.adapters.lakehouse.storage import object_store
-from retry_safe.postgres import DATABASE, LOGIN, psql
+from retry_safe.postgres import LOGIN, psql
 from retry_safe.s3 import BUCKET
 
 VERSIONS = 60
@@ -125,11 +125,10 @@ def recover_a_killed_commit(gateway, conf) -> list[str]:
 
 @pytest.mark.format_independent  # the log store is Delta's; the pass's format does not matter
 def test_two_processes_committing_every_version_each_win_different_versions(
-    s3_store, postgres, lakehouse_home
+    s3_store, fresh_metastore
 ):
     folder, s3 = s3_store
-    cluster, metastore = postgres
-    psql(cluster, DATABASE, f"set role {LOGIN}; {COMMIT_TABLE_DDL}")
+    cluster, database, metastore = fresh_metastore  # its commit table made by the init
     login = {
         "javax.jdo.option.ConnectionURL": metastore["LAKEHOUSE_METASTORE_URL"],
         "javax.jdo.option.ConnectionUserName": metastore["LAKEHOUSE_METASTORE_USER"],
@@ -177,7 +176,7 @@ def test_two_processes_committing_every_version_each_win_different_versions(
     assert not list((log / ".tmp").glob("*")), "temporary objects were left"
     rows = psql(
         cluster,
-        DATABASE,
+        database,
         f"select count(*), bool_and(complete) from {LOGIN}.{COMMIT_TABLE} "
         f"where table_path = '{TABLE}'",
     )
