@@ -48,7 +48,7 @@ import pytest
 import yaml
 from support.processes import SHORT_RUN_JAVA_OPTIONS
 
-from dbt.adapters.lakehouse.session.jars import jars_root, pinned_drivers
+from dbt.adapters.lakehouse.session.jars import jars_root, pinned_drivers, pinned_storage
 
 pytestmark = [pytest.mark.slow, pytest.mark.format_independent(run_in="local_iceberg")]
 
@@ -217,7 +217,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Environment:
     home = workdir / "home"
     # the user's cache, filled from this repository's verified jars (no network in the test)
     cache = home / ".cache" / "dbt-lakehouse" / "jars"
-    for folder in [*FORMAT_CHOICES, *pinned_drivers()]:  # the metastore's JDBC driver too
+    # the metastore's JDBC driver and the S3 connector too
+    for folder in [*FORMAT_CHOICES, *pinned_drivers(), *pinned_storage()]:
         shutil.copytree(jars_root() / folder, cache / folder)
     env = {
         key: value
@@ -309,7 +310,7 @@ def test_a_new_dbt_project_builds_serves_and_is_read_with_the_package_alone(
 ) -> None:
     user, name = installed, f"shop_{table_format}"
     assert user.command("lakehouse", "jars").stdout.strip() == (
-        f"delta, iceberg, postgresql jars complete in {user.home}/.cache/dbt-lakehouse/jars "
+        f"delta, iceberg, postgresql, s3 jars complete in {user.home}/.cache/dbt-lakehouse/jars "
         "(nothing to download)"
     )
     package = user.command(

@@ -90,6 +90,11 @@ def test_delta_on_s3_gets_the_connector_the_endpoint_and_the_log_store(environme
     # credentials stay in the environment, where S3A's own chain reads them
     assert not [value for value in settings.values() if "never-in-a-setting" in value]
     require_safe(settings)  # the PostgreSQL metastore keeps the commits: accepted
+    # a cluster's executors get the connector and the log store (they read the log too)
+    cluster = session_settings("delta", {"spark.master": "spark://master:7077"})
+    assert cluster["spark.jars"] == (
+        "/opt/jars/delta/*.jar,/opt/jars/s3/*.jar,/opt/lakehouse-storage.jar"
+    )
 
 
 def test_iceberg_on_aws_s3_takes_the_region_and_no_endpoint(environment):

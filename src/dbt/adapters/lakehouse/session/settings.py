@@ -254,9 +254,11 @@ def session_settings(
     if table_format and not master.startswith("local") and "spark.jars" not in settings:
         warehouse = warehouse_url()
         store = store_of(warehouse) if warehouse else None
+        # the executors read Delta's log too (its history in a job): the log store's class
         settings["spark.jars"] = ",".join(
             [f"{jars_root() / table_format}/*.jar"]
             + ([f"{storage_folder(store)}/*.jar"] if store else [])
+            + ([storage_jar()] if store and table_format == "delta" else [])
         )
     cores = local_cores(master)
     if table_format and cores is not None:
