@@ -23,19 +23,19 @@ the Debian package creates, and the folder is made theirs.
 from __future__ import annotations
 
 import argparse
-import errno
 import os
 import pwd
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from retry_safe.cluster import LOOPBACK, free_port
+from retry_safe import local_server
+from retry_safe.cluster import free_port
+from retry_safe.local_server import require_free, settings_file
 
 ADMIN = "lakehouse_admin"
 LOGIN = "lakehouse"
@@ -75,10 +75,6 @@ def _run(command: list[str], folder: Path, **kwargs) -> subprocess.CompletedProc
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command[:2])} failed:\n{done.stdout}{done.stderr}")
     return done
-
-
-def settings_file(folder: Path) -> Path:
-    return folder / "environment"
 
 
 def environment(port: int, password: str) -> dict[str, str]:
@@ -121,24 +117,6 @@ def psql(folder: Path, database: str, sql: str) -> str:
     if done.returncode != 0:
         raise RuntimeError(f"psql failed: {done.stderr}")
     return done.stdout
-
-
-class PortInUse(RuntimeError):
-    """The port asked for is taken; the message names it and the fix."""
-
-
-def require_free(port: int, make: str = "make pg PG_PORT=N") -> None:
-    """PortInUse unless the server could listen on port of 127.0.0.1 (where it listens)."""
-    with socket.socket() as probe:
-        try:
-            probe.bind((LOOPBACK, port))
-        except OSError as problem:
-            if problem.errno != errno.EADDRINUSE:
-                raise
-            raise PortInUse(
-                f"port {port} on {LOOPBACK} is in use: stop what listens there, choose another "
-                f"({make}, or --port N), or leave it out for a free port."
-            ) from None
 
 
 def start(
@@ -215,33 +193,14 @@ def local_postgres(folder: Path) -> Iterator[dict[str, str]]:
         stop(folder)
 
 
-def tcp_port(text: str) -> int:
-    """--port's value: a TCP port number."""
-    if not text.isdigit() or not 1 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1 to 65535)")
-    return int(text)
-
-
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="python -m retry_safe.postgres", description=__doc__)
-    top.add_argument("action", choices=["start", "stop"])
-    top.add_argument("folder", type=Path, help="the cluster's folder (make pg: .pg)")
-    top.add_argument("--port", type=tcp_port, help="start: this port (default: a free one)")
-    return top
+    return local_server.parser(
+        "retry_safe.postgres", __doc__, "the cluster's folder (make pg: .pg)"
+    )
 
 
 def main(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
-    if args.action == "stop":
-        stop(args.folder)
-        return 0
-    try:
-        start(args.folder, args.port)
-    except PortInUse as problem:
-        print(f"make pg: {problem}", file=sys.stderr)
-        return 2
-    print(settings_file(args.folder.resolve()).read_text(), end="")
-    return 0
+    return local_server.main(parser().parse_args(argv), start, stop, "make pg")
 
 
 if __name__ == "__main__":

@@ -30,8 +30,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from retry_safe import local_server
 from retry_safe.cluster import LOOPBACK, free_port
-from retry_safe.postgres import PortInUse, require_free, tcp_port
+from retry_safe.local_server import require_free, settings_file
 
 VERSION = "4.1.0"
 JAR = f"s3proxy-{VERSION}-jar-with-dependencies.jar"
@@ -77,10 +78,6 @@ def environment(port: int, identity: str, credential: str) -> dict[str, str]:
         "AWS_REGION": REGION,
         "LAKEHOUSE_WAREHOUSE": f"s3a://{BUCKET}/warehouse",
     }
-
-
-def settings_file(folder: Path) -> Path:
-    return folder / "environment"
 
 
 def _listening(port: int) -> bool:
@@ -179,25 +176,11 @@ def local_s3(folder: Path) -> Iterator[dict[str, str]]:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="python -m retry_safe.s3", description=__doc__)
-    top.add_argument("action", choices=["start", "stop"])
-    top.add_argument("folder", type=Path, help="the server's folder (make s3: .s3)")
-    top.add_argument("--port", type=tcp_port, help="start: this port (default: a free one)")
-    return top
+    return local_server.parser("retry_safe.s3", __doc__, "the server's folder (make s3: .s3)")
 
 
 def main(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
-    if args.action == "stop":
-        stop(args.folder)
-        return 0
-    try:
-        start(args.folder, args.port)
-    except PortInUse as problem:
-        print(f"make s3: {problem}", file=sys.stderr)
-        return 2
-    print(settings_file(args.folder.resolve()).read_text(), end="")
-    return 0
+    return local_server.main(parser().parse_args(argv), start, stop, "make s3")
 
 
 if __name__ == "__main__":
