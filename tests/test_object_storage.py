@@ -129,7 +129,6 @@ def test_an_object_store_that_cannot_serve_is_one_line_naming_the_fix(s3_store):
     )
     assert missing == (
         "The bucket no-such-bucket of LAKEHOUSE_WAREHOUSE=s3a://no-such-bucket/w does not "
-        f"exist at the object store at {endpoint}: create it (`make s3` makes `lakehouse`), "
-        "or correct the URL."
+        f"exist at the object store at {endpoint}: create it, or correct the URL."
     )
     assert right is None

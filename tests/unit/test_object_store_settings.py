@@ -144,8 +144,8 @@ def test_object_storage_without_the_postgresql_metastore_is_refused(environment,
         "A warehouse on object storage (s3a://lake/w) needs the PostgreSQL metastore: "
         + (delta if table_format == "delta" else "")
         + "the embedded Derby metastore is one machine's, beside a bucket others share. Set "
-        "LAKEHOUSE_METASTORE_URL=jdbc:postgresql://... (`make pg` starts one, then `lakehouse "
-        "metastore init`), or unset LAKEHOUSE_WAREHOUSE to keep the warehouse on local disk."
+        "LAKEHOUSE_METASTORE_URL=jdbc:postgresql://... (then `lakehouse metastore init` once), or "
+        "unset LAKEHOUSE_WAREHOUSE to keep the warehouse on local disk."
     )
     # a local warehouse keeps the embedded metastore
     environment.setenv("LAKEHOUSE_WAREHOUSE", "/data/warehouse")

@@ -252,8 +252,7 @@ def session_settings(
     settings.update(parameters or {})
     master = settings.get("spark.master", "")
     if table_format and not master.startswith("local") and "spark.jars" not in settings:
-        warehouse = warehouse_url()
-        store = store_of(warehouse) if warehouse else None
+        store = store_of(str(settings.get("spark.sql.warehouse.dir") or ""))
         # the executors read Delta's log too (its history in a job): the log store's class
         settings["spark.jars"] = ",".join(
             [f"{jars_root() / table_format}/*.jar"]

@@ -131,8 +131,8 @@ def require_safe(parameters: Mapping[str, str]) -> None:
     raise StorageError(
         f"A warehouse on object storage ({warehouse}) needs the PostgreSQL metastore: {why}"
         "the embedded Derby metastore is one machine's, beside a bucket others share. Set "
-        "LAKEHOUSE_METASTORE_URL=jdbc:postgresql://... (`make pg` starts one, then `lakehouse "
-        f"metastore init`), or unset {WAREHOUSE_VARIABLE} to keep the warehouse on local disk."
+        "LAKEHOUSE_METASTORE_URL=jdbc:postgresql://... (then `lakehouse metastore init` once), or "
+        f"unset {WAREHOUSE_VARIABLE} to keep the warehouse on local disk."
     )
 
 
@@ -169,7 +169,7 @@ def problem_of(error: Exception, url: str, endpoint: str) -> str:
     if "UnknownStoreException" in text or "NoSuchBucket" in text or "does not exist" in text:
         return (
             f"The bucket {bucket} of {WAREHOUSE_VARIABLE}={url} does not exist at {where}: "
-            "create it (`make s3` makes `lakehouse`), or correct the URL."
+            "create it, or correct the URL."
         )
     return (
         f"{subject} cannot be reached for {WAREHOUSE_VARIABLE}={url} ({messages.split(' | ')[-1]}): "

@@ -247,17 +247,24 @@ public final class PostgresLogStore extends HadoopFileSystemLogStore {
     private void insert(Entry entry) throws IOException {
         String sql = "insert into " + TABLE
             + " (table_path, file_name, temp_path, complete) values (?, ?, ?, false)";
-        try (Connection db = connection(); PreparedStatement statement = db.prepareStatement(sql)) {
-            statement.setString(1, entry.table());
-            statement.setString(2, entry.file());
-            statement.setString(3, entry.temp());
-            statement.executeUpdate();
+        try {
+            update(sql, entry.table(), entry.file(), entry.temp());
         } catch (SQLException e) {
             if ("23505".equals(e.getSQLState())) { // unique_violation: another writer has it
                 throw new FileAlreadyExistsException(entry.target().toString());
             }
             throw new IOException("recording the Delta commit " + entry.target() + " failed: "
                 + e.getMessage(), e);
+        }
+    }
+
+    /** Runs one statement with these string parameters. */
+    private void update(String sql, String... values) throws IOException, SQLException {
+        try (Connection db = connection(); PreparedStatement statement = db.prepareStatement(sql)) {
+            for (int i = 0; i < values.length; i++) {
+                statement.setString(i + 1, values[i]);
+            }
+            statement.executeUpdate();
         }
     }
 
@@ -287,11 +294,8 @@ public final class PostgresLogStore extends HadoopFileSystemLogStore {
     private void delete(Entry entry) throws IOException {
         String sql = "delete from " + TABLE
             + " where table_path = ? and file_name = ? and temp_path = ?";
-        try (Connection db = connection(); PreparedStatement statement = db.prepareStatement(sql)) {
-            statement.setString(1, entry.table());
-            statement.setString(2, entry.file());
-            statement.setString(3, entry.temp());
-            statement.executeUpdate();
+        try {
+            update(sql, entry.table(), entry.file(), entry.temp());
         } catch (SQLException e) {
             throw new IOException("removing a stale Delta commit row of " + entry.table()
                 + " failed: " + e.getMessage(), e);
