@@ -10,7 +10,9 @@ with PostgreSQL). The first process
 loads the setup while the second starts its session; both meet at a barrier, then run the same
 steps together, made to collide: the first writer is frozen while its MERGE writes (a data file
 written, no commit yet); meanwhile the second commits the same additive batch, and later, in
-the first's MERGE of the cart days, its own cart days and `lakehouse maintain` (a compaction);
+the first's MERGE of the cart days, its own cart days and `lakehouse maintain` (a compaction,
+and on the bucket's store without atomic rename the deletion of a ten-day-old object a killed
+writer left, while the frozen writer's uncommitted data file, minutes old, stays);
 the first, let go each time, meets those commits: the format refuses its commit (Delta's
 concurrent-delete check, Iceberg's serializable validation), and it plans again (the batch:
 found applied, nothing committed). They meet again when both are done; the
@@ -31,7 +33,9 @@ import subprocess
 import time
 from pathlib import Path
 
+import pyarrow
 import pytest
+from pyarrow import parquet
 from support.analysts import jdbc_query
 from support.expected import ADDITIVE_RESULT, CART, JAN_1, JAN_2, JAN_3, as_text
 from support.processes import free_ports, metastore_init, step_env
@@ -157,6 +161,7 @@ def test_concurrent_runs_all_commit_the_loser_planning_again_and_never_duplicate
         (Path(served[1]) / "test").touch()
         tables = bucket / prefix / "analytics.db"
         collide(writers, tables / "customer_balances_additive", Path(frozen[1]), additive)
+        orphan = plant_orphan(tables / CART, table_format)
         collide(writers, tables / CART, Path(compact[1]), ["maintain", CART])
         meet(Path(dead[1]), writers[0], cluster, database, table_format)
         (first, tables), (second, _) = [writer.outcomes() for writer in writers]
@@ -189,6 +194,9 @@ def test_concurrent_runs_all_commit_the_loser_planning_again_and_never_duplicate
     assert seed == {"step": ["seed"], "ok": True}, seed
     # the server, started before the schema existed, serves what the writers committed
     assert served_rows == CART_ROWS
+    # the maintenance deleted the killed writer's ten-day-old object, not the data file the
+    # frozen writer had just written for its commit (its rows are in the table above)
+    assert not orphan.exists()
     # the tables are in the bucket, and nothing of them on local disk
     assert {p.name for p in (bucket / prefix / "analytics.db").iterdir()} >= {
         CART,
@@ -221,6 +229,18 @@ def collide(writers: list[Writer], table: Path, barrier: Path, step: list) -> No
             time.sleep(0.05)
     finally:
         os.killpg(first.process.pid, signal.SIGCONT)
+
+
+def plant_orphan(table: Path, table_format: str) -> Path:
+    """A data object a writer killed ten days ago left in the table's folder of the bucket (a
+    file of the S3 server's folder, its modification time its object's), in no version of the
+    table: `lakehouse maintain` deletes it, its retention (7 days) being long past."""
+    orphan = (table / "data" if table_format == "iceberg" else table) / "part-killed.parquet"
+    orphan.parent.mkdir(parents=True, exist_ok=True)
+    parquet.write_table(pyarrow.table({"id": [9]}), orphan)
+    aged = time.time() - 10 * 86400
+    os.utime(orphan, (aged, aged))
+    return orphan
 
 
 def data_files(table: Path) -> set[Path]:

@@ -21,10 +21,14 @@ table already exists:
 - `publishing`: in the on-run-end hook, as it starts the publishing write (Iceberg's
   fast-forward, Delta's MERGE).
 
-The next process reruns the killed step, then runs on to the next kill. At the end, every table
-must hold exactly the reference documents' rows for the intervals of the plan (the same rows the
-pipelines' own tests expect), with no duplicate keys, and the schema must hold exactly the
-plan's relations: no staging relation of a killed run may be left.
+The next process reruns the killed step, then runs on to the next kill; the Python cart
+model's killed interval is run again by `lakehouse catchup` over its whole window instead, as a
+scheduler's catch-up after an outage would: it finds exactly the killed days missing from the
+interval ledger. At the end, every table must hold exactly the reference documents' rows for the
+intervals of the plan (the same rows the pipelines' own tests expect), with no duplicate keys, a
+last catch-up of the cart and balance windows must find nothing missing (every interval in the
+ledger once, the killed ones included), and the schema must hold exactly the plan's relations: no
+staging relation of a killed run may be left.
 """
 
 from __future__ import annotations
@@ -109,6 +113,20 @@ if not SOAK:
         for table, expected in TABLES.items()
         if table in (f"{CART}_df", "orders", "rejected_orders", "customer_balances_additive")
     }
+# The killed cart days run again by a catch-up over the model's window, not by their step; the
+# last process's catch-ups find nothing missing.
+CATCHUP = {
+    (f"{CART}_df", "2026-01-02", "2026-01-04"): [
+        "catchup",
+        f"{CART}_df",
+        "2026-01-01",
+        "2026-01-04",
+    ]
+}
+NOTHING_MISSING = [
+    ["catchup", f"{CART}_df", "2026-01-01", "2026-01-04"],
+    ["catchup", "customer_balances_additive", "2026-11-01", "2026-11-03"],
+]
 # The schema afterwards: the seeds and the plan's models, nothing else.
 RELATIONS = sorted([*SEEDS, "retail_session_products", "stg_order_change_lines", *EXPECTED])
 
@@ -134,7 +152,8 @@ class Scenario:
             self.env.update(storage)
             self.env.pop("LAKEHOUSE_METASTORE_CLASSPATH", None)  # the one `lakehouse jars` put
 
-    def run(self, plan: list[list[str]], dump: list[str]) -> dict:
+    def run(self, plan: list[list[str]], dump: list[str]) -> tuple[dict, str]:
+        """The steps in one process: the dump of the tables, and the process's output."""
         done = subprocess.run(
             command(plan, dump),
             cwd=PROJECT_DIR,
@@ -146,7 +165,7 @@ class Scenario:
         )
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         line = next(x for x in done.stdout.splitlines() if x.startswith("DUMP "))
-        return json.loads(line.removeprefix("DUMP "))
+        return json.loads(line.removeprefix("DUMP ")), done.stdout
 
     def files(self, model: str) -> tuple[set[str], set[str]]:
         """(data files, commit files) of a table folder."""
@@ -259,18 +278,24 @@ def test_runs_killed_at_every_point_then_rerun_leave_the_documents_tables(
             "objects": folder / "data" / BUCKET / prefix,
         }
     scenario = Scenario(tmp_path / "lakehouse", target, table_format, on_s3)
-    first = 0
+    first, rerun = 0, PLAN[0]
     for kill in KILLS:
         step = PLAN.index(list(kill.step))
-        landed = scenario.run_until_killed(PLAN[first : step + 1], kill)
+        landed = scenario.run_until_killed([rerun, *PLAN[first + 1 : step + 1]], kill)
         assert landed == kill.point, f"{kill}: {landed}"
-        first = step  # the next process starts by rerunning the killed step
-    result = scenario.run(PLAN[first:], list(EXPECTED))
+        # the next process starts by running the killed step again (or catching its days up)
+        first, rerun = step, CATCHUP.get(kill.step, PLAN[step])
+    result, output = scenario.run([rerun, *PLAN[first + 1 :], *NOTHING_MISSING], list(EXPECTED))
 
     for table, (columns, rows, keys) in EXPECTED.items():
         assert columns_of(result[table], columns) == as_text(rows), table
         found = [tuple(row) for row in columns_of(result[table], keys)]
         assert len(set(found)) == len(found), f"{table}: duplicate keys"
+    # Every interval in the ledger once: the catch-ups run nothing.
+    assert [line for line in output.splitlines() if line.startswith("lakehouse catchup")] == [
+        f"lakehouse catchup: nothing missing in [{since}, {until}): no run, nothing written"
+        for _, _, since, until in NOTHING_MISSING
+    ]
     # No staging relation is left: a killed Python model's rows were a view of its session.
     assert result["relations"] == RELATIONS
     if on_s3 is not None:  # every table in the bucket, none on local disk

@@ -11,7 +11,8 @@ they pass), `["full-refresh", selector, start, end]` (dbt run --full-refresh: th
 rebuilt, a Delta table replaced in one commit), `["retry"]` (dbt retry: what the last
 invocation's run_results.json left to do), `["sql", <statement>]` (one statement on the target's
 session, outside dbt: a fix of a source), `["maintain", selector]` (the package's `lakehouse
-maintain`, in this process) or `["barrier", <folder>, <n>]` (start the session, then wait until
+maintain`, in this process), `["catchup", selector, since, until]` (the package's `lakehouse
+catchup`, in this process: the window's intervals the ledger lacks, each run once) or `["barrier", <folder>, <n>]` (start the session, then wait until
 n processes reached the barrier: concurrent runs start together), printing a STEP line per step;
 `--keep-going` goes on after a failed step.
 It then dumps the tables named after the steps. `dump` prints each table's rows, columns and
@@ -106,6 +107,8 @@ def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
                 session(target).sql(step[1]).collect()
             elif step[0] == "maintain":
                 maintain(step[1], target)
+            elif step[0] == "catchup":
+                catchup(*step[1:], target=target)
             elif step[0] == "build":
                 run(*step[1:], target=target, dbt_command="build")
             elif step[0] == "full-refresh":
@@ -130,6 +133,18 @@ def maintain(selector: str, target: str) -> None:
     status = cli.main(["maintain", "--select", selector, "--target", target, *extra])
     if status != 0:
         raise AssertionError(f"lakehouse maintain --select {selector} ended with {status}")
+
+
+def catchup(selector: str, since: str, until: str, target: str) -> None:
+    """`lakehouse catchup --select selector` over [since, until) in this process; its report
+    lines go to standard output."""
+    from dbt.adapters.lakehouse.commands import cli
+
+    extra = ["--vars", os.environ["SCENARIO_VARS"]] if os.environ.get("SCENARIO_VARS") else []
+    window = ["--since", since, "--until", until]
+    status = cli.main(["catchup", "--select", selector, *window, "--target", target, *extra])
+    if status != 0:
+        raise AssertionError(f"lakehouse catchup --select {selector} ended with {status}")
 
 
 def session(target: str):
