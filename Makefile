@@ -33,7 +33,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
-.PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench \
+.PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench bench-storage \
 	serve serve-iceberg pg pg-stop s3 s3-stop docs bench-server bench-age wheel clean airflow airflow-manifest \
 	airflow-demo
 
@@ -192,6 +192,13 @@ bench: java $(BENCH_STAMP)
 bench-age: java $(BENCH_STAMP)
 	$(BIN)/python -m retry_safe.bench.age
 	$(BIN)/python -m retry_safe.bench report
+
+# Case (b) of make bench on local disk and then in a bucket of a local S3 server (S3Proxy), both
+# on one local PostgreSQL metastore, the idempotent_merge model against the hand-written job;
+# the report's "On object storage" table (docs/benchmarks/results.md).
+BENCH_STORAGE_ARGS ?= --contenders idempotent_merge,pyspark_job --cases b --no-mor --no-cli
+bench-storage: java $(BENCH_STAMP)
+	$(BIN)/python -m retry_safe.bench storage $(BENCH_STORAGE_ARGS) $(BENCH_ARGS)
 
 # A scheduler's CLI `dbt run` of one cart interval: embedded vs through a lakehouse server, on
 # Delta and Iceberg (3 runs each); writes docs/benchmarks/server.md.

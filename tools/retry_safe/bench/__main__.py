@@ -37,6 +37,12 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
         help="on a Spark standalone master and worker started on this machine (the format's "
         "cluster target); with LAKEHOUSE_METASTORE_URL set, on that shared metastore",
     )
+    parser.add_argument(
+        "--warehouse",
+        choices=["local", "s3"],
+        default="local",
+        help="s3: the tables in the bucket LAKEHOUSE_WAREHOUSE names (`storage` sets it up)",
+    )
     parser.add_argument("--home", type=Path, default=HOME, help="warehouse + metastore folder")
     parser.add_argument("--out-dir", type=Path, default=OUT_DIR)
 
@@ -55,6 +61,7 @@ def settings(args: argparse.Namespace, table_format: str) -> Settings:
         cli=args.cli,
         label=args.label,
         cluster=args.cluster,
+        warehouse=args.warehouse,
     )
 
 
@@ -82,6 +89,7 @@ def run_flags(args: argparse.Namespace) -> list[str]:
     ]
     flags += [] if args.mor else ["--no-mor"]
     flags += [] if args.cli else ["--no-cli"]
+    flags += ["--warehouse", args.warehouse]
     return flags + (["--cluster"] if args.cluster else [])
 
 
@@ -122,6 +130,14 @@ def run_all(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_storage(args: argparse.Namespace) -> int:
+    from retry_safe.bench import report, storage
+
+    status = storage.compare(args, run_flags)
+    print(report.write(args.out_dir))
+    return status
+
+
 def cmd_cli(args: argparse.Namespace) -> int:
     from retry_safe.bench import cli
 
@@ -155,6 +171,12 @@ def parser() -> argparse.ArgumentParser:
         add_settings(one)
         one.add_argument("--format", choices=list(FORMATS), required=True)
         one.set_defaults(func=func)
+    on_s3 = sub.add_parser(
+        "storage", help="each format on local disk, then on a local S3 server's bucket"
+    )
+    add_settings(on_s3)
+    on_s3.add_argument("--formats", type=_csv, default=list(FORMATS))
+    on_s3.set_defaults(func=cmd_storage)
     reset = sub.add_parser("reset", help="(internal) reset the CLI comparison's tables")
     reset.add_argument("--raw", type=Path, required=True)
     reset.set_defaults(func=cmd_reset)

@@ -112,6 +112,20 @@ def commits_since(spark: Any, table: str, table_format: str, version: str) -> Me
     return total
 
 
+def table_objects(spark: Any, table: str) -> set[str]:
+    """Every file (object, on a bucket) under the table's location: its data files, log and
+    metadata, as the table's file system lists them."""
+    rows = spark.sql(f"describe table extended {SCHEMA}.{table}").collect()
+    location = next(r["data_type"] for r in rows if r["col_name"] == "Location")
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(location)
+    files = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).listFiles(path, True)
+    found = set()
+    while files.hasNext():
+        found.add(files.next().getPath().toString())
+    return found
+
+
 def day_stats(spark: Any, table: str) -> dict[str, tuple[int, int]]:
     """Per day: row count and a checksum over all columns."""
     query = (

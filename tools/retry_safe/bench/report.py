@@ -1,7 +1,8 @@
 """results.md and results.png from the raw JSON files under docs/benchmarks/raw/.
 
 `default-<format>.json` hold the main run; any other label (e.g. a 30M-row run) is shown as a
-scaling comparison of the contenders it measured. docs/benchmarks/notes.md, written by hand
+scaling comparison of the contenders it measured, a run on a cluster against its embedded twin,
+and a run on a bucket (`<label>-s3`) against its twin on local disk (`<label>-local`). docs/benchmarks/notes.md, written by hand
 after a run, is linked as the analysis.
 """
 
@@ -179,7 +180,8 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
         if label == "default":
             continue
         for fmt, raw in by_format.items():
-            if raw["settings"].get("cluster") or same_size(raw, base.get(fmt)):
+            elsewhere = raw["settings"].get("cluster") or on_s3(raw)
+            if elsewhere or same_size(raw, base.get(fmt)):
                 continue
             for r in raw["records"]:
                 ref = base.get(fmt) and find(base[fmt], r["contender"], r["case"], r["storage"])
@@ -211,6 +213,10 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     ]
 
 
+def on_s3(raw: dict[str, Any]) -> bool:
+    return raw["settings"].get("warehouse", "local") == "s3"
+
+
 def same_size(raw: dict[str, Any], other: dict[str, Any] | None) -> bool:
     """Whether two runs measured tables of the same size (not a scaling comparison)."""
     if other is None:
@@ -224,7 +230,7 @@ def embedded_twin(runs: dict[str, dict[str, dict[str, Any]]], raw: dict[str, Any
     s = raw["settings"]
     for by_format in runs.values():
         other = by_format.get(s["table_format"])
-        if other and not other["settings"].get("cluster"):
+        if other and not other["settings"].get("cluster") and not on_s3(other):
             o = other["settings"]
             if (o["days"], o["rows_per_day"]) == (s["days"], s["rows_per_day"]):
                 return other
@@ -262,6 +268,46 @@ def on_cluster(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
         "",
         "| format | rows | contender | case | embedded: wall / engine s | cluster: wall / engine s "
         "| files removed / added, embedded | on the cluster | final rows |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *lines,
+    ]
+
+
+def on_object_storage(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """Each run on a bucket against its twin on local disk (`bench storage`: label-s3 and
+    label-local, one PostgreSQL metastore, one run)."""
+    lines = []
+    for label, by_format in runs.items():
+        twin = runs.get(label.removesuffix("-s3") + "-local") if label.endswith("-s3") else None
+        for fmt, raw in by_format.items():
+            local = twin and twin.get(fmt)
+            if not local:
+                continue
+            for r in raw["records"]:
+                ref = find(local, r["contender"], r["case"], r["storage"])
+                if not ref:
+                    continue
+                lines.append(
+                    f"| {fmt} | {LABELS[r['contender']]} | {r['case']} "
+                    f"| {ref['median_s']:.2f} / {ref['engine_median_s']:.2f} "
+                    f"| {r['median_s']:.2f} / {r['engine_median_s']:.2f} "
+                    f"| {ratio(r['median_s'], ref['median_s'])} / "
+                    f"{ratio(r['engine_median_s'], ref['engine_median_s'])} "
+                    f"| +{ref['metrics']['files_added']} / {ref.get('objects_written', '-')} "
+                    f"| +{r['metrics']['files_added']} / {r.get('objects_written', '-')} "
+                    f"| {r['check']} |"
+                )
+    if not lines:
+        return []
+    return [
+        "`python -m retry_safe.bench storage` (`make bench-storage`): each format on local disk, "
+        "then in a bucket of a local S3-compatible server (S3Proxy on the same machine, through "
+        "Hadoop's S3A connector), both on one PostgreSQL metastore; medians of the runs. "
+        "*written*: the data files the commit added, and every object (file) the run wrote "
+        "under the table's location: data files, and its commit's log or metadata files.",
+        "",
+        "| format | contender | case | local disk: wall / engine s | S3: wall / engine s "
+        "| ratio wall / engine | written, local: data / all | on S3 | final rows |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *lines,
     ]
@@ -412,6 +458,9 @@ def write(out_dir: Path) -> str:
     cluster = on_cluster(runs)
     if cluster:
         lines += ["## On a cluster", "", *cluster, ""]
+    stored = on_object_storage(runs)
+    if stored:
+        lines += ["## On object storage", "", *stored, ""]
     aged = out_dir / "raw" / "age.json"
     if aged.exists():
         lines += ["## A table's age: one interval on day 30, 365 and 1,000", "", *age(aged), ""]

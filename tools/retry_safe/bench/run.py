@@ -32,6 +32,7 @@ from retry_safe.bench.measure import (
     current_version,
     day_stats,
     reset,
+    table_objects,
 )
 from retry_safe.bench.settings import CASES, SCHEMA, Settings
 from retry_safe.project import PROJECT_DIR, interval_vars, run_dbt
@@ -150,11 +151,14 @@ def measure(
     for rep in range(s.reps):
         reset(spark, table, s.table_format, base)
         before = current_version(spark, table, s.table_format)
+        objects = table_objects(spark, table)
         wall, engine, parts = run_contender(spark, s, project, contender, table, source)
         after = current_version(spark, table, s.table_format)
         sample: dict[str, Any] = {"wall_s": wall, "engine_s": engine, "committed": after != before}
         sample.update(parts)
         sample["metrics"] = vars(commits_since(spark, table, s.table_format, before))
+        # objects the run wrote: data files, and the log's or metadata's files of its commit
+        sample["objects_written"] = len(table_objects(spark, table) - objects)
         if rep == 0:
             sample["check"] = check_rows(spark, table, source, s.day, ctx["base_stats"])
         samples.append(sample)
@@ -174,6 +178,7 @@ def measure(
         },
         committed=any(x["committed"] for x in samples),
         metrics=samples[0]["metrics"],
+        objects_written=samples[0]["objects_written"],
         check=samples[0]["check"],
         expected=CASES[case].counts(s.rows_per_day),
         affected_files=ctx["affected"][case],

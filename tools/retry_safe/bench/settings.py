@@ -59,6 +59,9 @@ class Settings:
     cli: bool = True
     label: str = "default"
     cluster: bool = False  # the format's cluster target (SPARK_MASTER_URL) instead of local
+    # where the warehouse is: "local" disk, or "s3", the bucket LAKEHOUSE_WAREHOUSE names (with
+    # the PostgreSQL metastore object storage needs: `python -m retry_safe.bench storage`)
+    warehouse: str = "local"
 
     @property
     def target(self) -> str:
