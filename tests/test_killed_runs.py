@@ -225,17 +225,19 @@ class Scenario:
                 return False
         return any(marker in text[last:] for marker in self.markers(kill))
 
-    def run_until_killed(self, plan: list[list[str]], kill: Kill) -> str:
-        """Run the steps, kill at the point; returns where the kill landed."""
+    def run_until_killed(self, plan: list[list[str]], kill: Kill, output: Path) -> str:
+        """Run the steps (their standard output into the file output), kill at the point;
+        returns where the kill landed."""
         position = self.log.stat().st_size if self.log.exists() else 0
-        process = subprocess.Popen(
-            command(plan),
-            cwd=PROJECT_DIR,
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        with output.open("w") as out:
+            process = subprocess.Popen(
+                command(plan),
+                cwd=PROJECT_DIR,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         text = ""
         deadline = time.monotonic() + 600
         try:
@@ -278,13 +280,21 @@ def test_runs_killed_at_every_point_then_rerun_leave_the_documents_tables(
             "objects": folder / "data" / BUCKET / prefix,
         }
     scenario = Scenario(tmp_path / "lakehouse", target, table_format, on_s3)
-    first, rerun = 0, PLAN[0]
-    for kill in KILLS:
+    first, rerun, caught_up = 0, PLAN[0], []
+    for number, kill in enumerate(KILLS):
         step = PLAN.index(list(kill.step))
-        landed = scenario.run_until_killed([rerun, *PLAN[first + 1 : step + 1]], kill)
+        output = tmp_path / f"process-{number}.out"
+        landed = scenario.run_until_killed([rerun, *PLAN[first + 1 : step + 1]], kill, output)
         assert landed == kill.point, f"{kill}: {landed}"
+        if rerun in CATCHUP.values():
+            caught_up = [x for x in output.read_text().splitlines() if x.endswith("elapsed")]
         # the next process starts by running the killed step again (or catching its days up)
         first, rerun = step, CATCHUP.get(kill.step, PLAN[step])
+    # the catch-up after the killed cart interval ran exactly its two days, each once
+    assert [line.split(" loaded")[0] for line in caught_up] == [
+        "lakehouse catchup: interval 1 of 2 [2026-01-02, 2026-01-03)",
+        "lakehouse catchup: interval 2 of 2 [2026-01-03, 2026-01-04)",
+    ]
     result, output = scenario.run([rerun, *PLAN[first + 1 :], *NOTHING_MISSING], list(EXPECTED))
 
     for table, (columns, rows, keys) in EXPECTED.items():
