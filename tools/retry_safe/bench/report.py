@@ -187,9 +187,10 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
                 ref = base.get(fmt) and find(base[fmt], r["contender"], r["case"], r["storage"])
                 if not ref:
                     continue
+                size = f"{raw['settings']['days']} × {raw['settings']['rows_per_day']:,}"
                 lines.append(
-                    f"| {fmt} | {LABELS[r['contender']]} {r['storage'].upper()} | {r['case']} "
-                    f"| {ref['median_s']:.2f} / {ref['engine_median_s']:.2f} "
+                    f"| {fmt} | {size} | {LABELS[r['contender']]} {r['storage'].upper()} "
+                    f"| {r['case']} | {ref['median_s']:.2f} / {ref['engine_median_s']:.2f} "
                     f"| {r['median_s']:.2f} / {r['engine_median_s']:.2f} "
                     f"| {ratio(r['median_s'], ref['median_s'])} / "
                     f"{ratio(r['engine_median_s'], ref['engine_median_s'])} | {r['check']} |"
@@ -206,9 +207,9 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     return [
         f"Sizes compared: {'; '.join(sizes)}.",
         "",
-        "| format | contender | case | default size: wall / engine s | larger: wall / engine s "
-        "| ratio wall / engine | final rows |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| format | larger: days × rows a day | contender | case | default size: wall / engine s "
+        "| larger: wall / engine s | ratio wall / engine | final rows |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
         *lines,
     ]
 
