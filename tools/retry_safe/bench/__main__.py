@@ -74,6 +74,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.cluster and not os.environ.get("SPARK_MASTER_URL"):
         raise SystemExit("run --cluster needs SPARK_MASTER_URL (`all --cluster` starts a cluster)")
+    on_s3 = os.environ.get("LAKEHOUSE_WAREHOUSE", "").startswith("s3a://")
+    if on_s3 != (args.warehouse == "s3"):
+        raise SystemExit(
+            f"run --warehouse {args.warehouse} with LAKEHOUSE_WAREHOUSE="
+            f"{os.environ.get('LAKEHOUSE_WAREHOUSE', '(unset)')}: the raw file would name the "
+            "wrong storage; `storage` sets both"
+        )
     run(settings(args, args.format), args.home.resolve(), raw_path(args, args.format))
     return 0
 
