@@ -25,7 +25,7 @@ from support import passes, processes
 from support.processes import SUITE_JAVA_OPTIONS
 
 from dbt.adapters.lakehouse.session.jars import driver_folder
-from retry_safe.postgres import DATABASE, local_postgres, psql
+from retry_safe.postgres import DATABASE, local_postgres, on_database, psql
 from retry_safe.project import configure_environment
 from retry_safe.project import table_format as format_of
 from retry_safe.s3 import local_s3
@@ -158,8 +158,7 @@ def fresh_metastore(initialized_postgres) -> tuple[Path, str, dict[str, str]]:
     cluster, environment = initialized_postgres
     name = f"metastore_{next(_metastore_numbers)}"
     psql(cluster, "postgres", f"create database {name} template {DATABASE}")
-    url = environment["LAKEHOUSE_METASTORE_URL"].rsplit("/", 1)[0] + f"/{name}"
-    return cluster, name, {**environment, "LAKEHOUSE_METASTORE_URL": url}
+    return cluster, name, on_database(environment, name)
 
 
 @pytest.fixture(scope="session")

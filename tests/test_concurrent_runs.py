@@ -33,12 +33,11 @@ import subprocess
 import time
 from pathlib import Path
 
-import pyarrow
 import pytest
-from pyarrow import parquet
 from support.analysts import jdbc_query
 from support.expected import ADDITIVE_RESULT, CART, JAN_1, JAN_2, JAN_3, as_text
 from support.processes import free_ports, metastore_init, step_env
+from support.tables import plant_orphan
 
 from retry_safe.postgres import psql
 from retry_safe.project import EMBEDDED_TARGETS, PROJECT_DIR
@@ -161,7 +160,8 @@ def test_concurrent_runs_all_commit_the_loser_planning_again_and_never_duplicate
         (Path(served[1]) / "test").touch()
         tables = bucket / prefix / "analytics.db"
         collide(writers, tables / "customer_balances_additive", Path(frozen[1]), additive)
-        orphan = plant_orphan(tables / CART, table_format)
+        # a ten-day-old object a killed writer left in the cart table's folder of the bucket
+        orphan = plant_orphan(tables / CART, table_format, {"id": [9]})
         collide(writers, tables / CART, Path(compact[1]), ["maintain", CART])
         meet(Path(dead[1]), writers[0], cluster, database, table_format)
         (first, tables), (second, _) = [writer.outcomes() for writer in writers]
@@ -229,18 +229,6 @@ def collide(writers: list[Writer], table: Path, barrier: Path, step: list) -> No
             time.sleep(0.05)
     finally:
         os.killpg(first.process.pid, signal.SIGCONT)
-
-
-def plant_orphan(table: Path, table_format: str) -> Path:
-    """A data object a writer killed ten days ago left in the table's folder of the bucket (a
-    file of the S3 server's folder, its modification time its object's), in no version of the
-    table: `lakehouse maintain` deletes it, its retention (7 days) being long past."""
-    orphan = (table / "data" if table_format == "iceberg" else table) / "part-killed.parquet"
-    orphan.parent.mkdir(parents=True, exist_ok=True)
-    parquet.write_table(pyarrow.table({"id": [9]}), orphan)
-    aged = time.time() - 10 * 86400
-    os.utime(orphan, (aged, aged))
-    return orphan
 
 
 def data_files(table: Path) -> set[Path]:

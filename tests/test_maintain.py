@@ -11,15 +11,11 @@ written by hand.
 from __future__ import annotations
 
 import json
-import os
-import time
 from datetime import date
 from pathlib import Path
 
-import pyarrow
 import pytest
-from pyarrow import parquet
-from support.tables import commit_count, rows
+from support.tables import commit_count, plant_orphan, rows
 
 from dbt.adapters.lakehouse.commands import cli
 from retry_safe.project import interval_flags, run_dbt
@@ -73,10 +69,7 @@ def test_maintain_compacts_deletes_what_no_version_holds_and_keeps_the_ledger(
     files = data_files(folder)
     assert len(files) >= 3  # a file or more per run
     # a killed MERGE's data file, ten days old: no version of the table holds it
-    orphan = (folder / "data" if table_format == "iceberg" else folder) / "part-killed.parquet"
-    parquet.write_table(pyarrow.table({"id": [9], "day": [D1], "pages": [99]}), orphan)
-    aged = time.time() - 10 * 86400
-    os.utime(orphan, (aged, aged))
+    orphan = plant_orphan(folder, table_format, {"id": [9], "day": [D1], "pages": [99]})
     commits = commit_count(spark, relation, table_format)
 
     # a dry run says what it would do and changes nothing

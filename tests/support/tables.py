@@ -8,6 +8,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pyarrow
+from pyarrow import parquet
+
 from retry_safe.tables import commits
 
 
@@ -68,3 +71,16 @@ def expire_history(spark, relation: str, table_format: str) -> None:
         f"alter table {relation} set tblproperties ('delta.logRetentionDuration' = "
         "'interval 7 days', 'delta.checkpointInterval' = '1')"
     )
+
+
+def plant_orphan(table: Path, table_format: str, columns: dict[str, list]) -> Path:
+    """A data file a writer killed ten days ago left in the table's folder (Iceberg's data/),
+    in no version of the table: past the 7-day retention, so `lakehouse maintain` deletes it.
+    On a bucket of the local S3 server, table is its file folder: a file's modification time
+    is its object's."""
+    orphan = (table / "data" if table_format == "iceberg" else table) / "part-killed.parquet"
+    orphan.parent.mkdir(parents=True, exist_ok=True)
+    parquet.write_table(pyarrow.table(columns), orphan)
+    aged = time.time() - 10 * 86400
+    os.utime(orphan, (aged, aged))
+    return orphan

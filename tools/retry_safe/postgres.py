@@ -85,6 +85,19 @@ def environment(port: int, password: str) -> dict[str, str]:
     }
 
 
+def create_database(folder: Path, name: str) -> None:
+    """A database the admin owns, with a schema of the login's own for the metastore's tables
+    (the module docstring)."""
+    psql(folder, "postgres", f"create database {name}")
+    psql(folder, name, f"create schema {LOGIN} authorization {LOGIN}")
+
+
+def on_database(exported: dict[str, str], name: str) -> dict[str, str]:
+    """The exported environment (start's), pointing at the database name instead."""
+    url = exported["LAKEHOUSE_METASTORE_URL"].rsplit("/", 1)[0] + f"/{name}"
+    return {**exported, "LAKEHOUSE_METASTORE_URL": url}
+
+
 def port_of(folder: Path) -> int:
     """The port of the cluster in folder."""
     return int((folder / "port").read_text())
@@ -168,8 +181,7 @@ def start(
         folder,
     )
     psql(folder, "postgres", f"create role {LOGIN} login password '{password}'")
-    psql(folder, "postgres", f"create database {DATABASE}")
-    psql(folder, DATABASE, f"create schema {LOGIN} authorization {LOGIN}")
+    create_database(folder, DATABASE)
     exported = environment(port, password)
     settings_file(folder).write_text(
         "".join(f"export {key}={value}\n" for key, value in exported.items())

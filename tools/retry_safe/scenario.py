@@ -127,24 +127,24 @@ def steps(plan: list[list[str]], keep_going: bool = False) -> bool:
 
 def maintain(selector: str, target: str) -> None:
     """`lakehouse maintain --select selector` in this process (its dbt shares the session)."""
-    from dbt.adapters.lakehouse.commands import cli
-
-    extra = ["--vars", os.environ["SCENARIO_VARS"]] if os.environ.get("SCENARIO_VARS") else []
-    status = cli.main(["maintain", "--select", selector, "--target", target, *extra])
-    if status != 0:
-        raise AssertionError(f"lakehouse maintain --select {selector} ended with {status}")
+    lakehouse("maintain", selector, target)
 
 
 def catchup(selector: str, since: str, until: str, target: str) -> None:
     """`lakehouse catchup --select selector` over [since, until) in this process; its report
     lines go to standard output."""
+    lakehouse("catchup", selector, target, "--since", since, "--until", until)
+
+
+def lakehouse(command: str, selector: str, target: str, *options: str) -> None:
+    """The package's `lakehouse <command> --select selector` in this process, with the vars
+    SCENARIO_VARS holds; a failure raises."""
     from dbt.adapters.lakehouse.commands import cli
 
     extra = ["--vars", os.environ["SCENARIO_VARS"]] if os.environ.get("SCENARIO_VARS") else []
-    window = ["--since", since, "--until", until]
-    status = cli.main(["catchup", "--select", selector, *window, "--target", target, *extra])
+    status = cli.main([command, "--select", selector, *options, "--target", target, *extra])
     if status != 0:
-        raise AssertionError(f"lakehouse catchup --select {selector} ended with {status}")
+        raise AssertionError(f"lakehouse {command} --select {selector} ended with {status}")
 
 
 def session(target: str):

@@ -9,6 +9,7 @@ after a run, is linked as the analysis.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,20 @@ def find(raw: dict[str, Any], contender: str, case: str, storage: str = "cow") -
         if (r["contender"], r["case"], r["storage"]) == (contender, case, storage):
             return r
     return None
+
+
+def paired(raw: dict[str, Any], twin: dict[str, Any]) -> Iterator[tuple[dict, dict]]:
+    """Each record of raw, with the record of twin (another run) of the same contender, case
+    and storage, where twin has one."""
+    for r in raw["records"]:
+        ref = find(twin, r["contender"], r["case"], r["storage"])
+        if ref:
+            yield r, ref
+
+
+def times(r: dict[str, Any]) -> str:
+    """A record's median wall and engine seconds, as the tables print them."""
+    return f"{r['median_s']:.2f} / {r['engine_median_s']:.2f}"
 
 
 def unchanged_rows(r: dict[str, Any]) -> int:
@@ -183,15 +198,11 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
             elsewhere = raw["settings"].get("cluster") or on_s3(raw)
             if elsewhere or same_size(raw, base.get(fmt)):
                 continue
-            for r in raw["records"]:
-                ref = base.get(fmt) and find(base[fmt], r["contender"], r["case"], r["storage"])
-                if not ref:
-                    continue
+            for r, ref in paired(raw, base[fmt]) if fmt in base else ():
                 size = f"{raw['settings']['days']} × {raw['settings']['rows_per_day']:,}"
                 lines.append(
                     f"| {fmt} | {size} | {LABELS[r['contender']]} {r['storage'].upper()} "
-                    f"| {r['case']} | {ref['median_s']:.2f} / {ref['engine_median_s']:.2f} "
-                    f"| {r['median_s']:.2f} / {r['engine_median_s']:.2f} "
+                    f"| {r['case']} | {times(ref)} | {times(r)} "
                     f"| {ratio(r['median_s'], ref['median_s'])} / "
                     f"{ratio(r['engine_median_s'], ref['engine_median_s'])} | {r['check']} |"
                 )
@@ -246,16 +257,11 @@ def on_cluster(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
             twin = raw["settings"].get("cluster") and embedded_twin(runs, raw)
             if not twin:
                 continue
-            for r in raw["records"]:
-                ref = find(twin, r["contender"], r["case"], r["storage"])
-                if not ref:
-                    continue
+            for r, ref in paired(raw, twin):
                 m, e = r["metrics"], ref["metrics"]
                 lines.append(
                     f"| {fmt} | {raw['settings']['days'] * raw['settings']['rows_per_day']:,} "
-                    f"| {LABELS[r['contender']]} | {r['case']} "
-                    f"| {ref['median_s']:.2f} / {ref['engine_median_s']:.2f} "
-                    f"| {r['median_s']:.2f} / {r['engine_median_s']:.2f} "
+                    f"| {LABELS[r['contender']]} | {r['case']} | {times(ref)} | {times(r)} "
                     f"| -{e['files_removed']} / +{e['files_added']} "
                     f"| -{m['files_removed']} / +{m['files_added']} | {r['check']} |"
                 )
@@ -284,14 +290,9 @@ def on_object_storage(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
             local = twin and twin.get(fmt)
             if not local:
                 continue
-            for r in raw["records"]:
-                ref = find(local, r["contender"], r["case"], r["storage"])
-                if not ref:
-                    continue
+            for r, ref in paired(raw, local):
                 lines.append(
-                    f"| {fmt} | {LABELS[r['contender']]} | {r['case']} "
-                    f"| {ref['median_s']:.2f} / {ref['engine_median_s']:.2f} "
-                    f"| {r['median_s']:.2f} / {r['engine_median_s']:.2f} "
+                    f"| {fmt} | {LABELS[r['contender']]} | {r['case']} | {times(ref)} | {times(r)} "
                     f"| {ratio(r['median_s'], ref['median_s'])} / "
                     f"{ratio(r['engine_median_s'], ref['engine_median_s'])} "
                     f"| +{ref['metrics']['files_added']} / {ref.get('objects_written', '-')} "

@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from retry_safe.postgres import DATABASE, LOGIN, local_postgres, psql
+from retry_safe.postgres import create_database, local_postgres, on_database
 from retry_safe.project import PROJECT_DIR
 from retry_safe.s3 import BUCKET, local_s3
 
@@ -32,10 +32,9 @@ def label_of(args: argparse.Namespace) -> str:
 
 def metastore(cluster: Path, environment: dict[str, str], name: str, table_format: str) -> dict:
     """A database `lakehouse metastore init` made for the format: the environment naming it."""
-    psql(cluster, "postgres", f"create database {name}")
-    psql(cluster, name, f"create schema {LOGIN} authorization {LOGIN}")  # as retry_safe.postgres
-    url = environment["LAKEHOUSE_METASTORE_URL"].removesuffix(f"/{DATABASE}") + f"/{name}"
-    env = {**os.environ, **environment, "LAKEHOUSE_METASTORE_URL": url}
+    create_database(cluster, name)
+    metastore = on_database(environment, name)
+    env = {**os.environ, **metastore}
     lakehouse = str(Path(sys.executable).with_name("lakehouse"))
     with tempfile.TemporaryDirectory() as home:
         done = subprocess.run(
@@ -47,7 +46,7 @@ def metastore(cluster: Path, environment: dict[str, str], name: str, table_forma
         )
     if done.returncode:
         raise SystemExit(f"lakehouse metastore init failed:\n{done.stdout}{done.stderr}")
-    return {key: env[key] for key in environment} | {"LAKEHOUSE_METASTORE_URL": url}
+    return metastore
 
 
 def compare(args: argparse.Namespace, run_flags: Callable[[argparse.Namespace], list[str]]) -> int:
