@@ -17,9 +17,13 @@ from retry_safe.s3 import BUCKET
 EXPECTED = as_text(JAN_1 + JAN_2 + JAN_3)
 
 
-# executors that load the format's jars from the driver and write its files: both passes, each
-# on its format's cluster target
+# executors that load the format's jars from the driver and write its files, each format on its
+# own cluster target: `make soak` runs both; `make test` the Iceberg one only, since the
+# format-dependent parts (the executors' jars, the bucket, the metastore) are one code path
+# (session/settings.py) and the formats' commits on the bucket are the killed and the
+# concurrent runs' tests', on both formats
 @pytest.mark.slow
+@pytest.mark.one_pass_outside_soak(run_in="local_iceberg")
 def test_cluster_target_builds_the_same_tables_as_local(
     tmp_path, monkeypatch, table_format, fresh_metastore, s3_store
 ):

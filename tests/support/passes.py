@@ -3,9 +3,13 @@ Delta, --target local_iceberg for Iceberg). A test whose outcome can depend on t
 in both. A test marked `@pytest.mark.format_independent` cannot (argument and interval
 parsing, messages raised before any SQL, console output, dbt ls / compile / docs behaviour,
 install checks) and runs in one pass only: the Delta pass, or the target its `run_in` names.
-Both pytest trees (tests/ and dbt Labs' suite in tests/adapter) deselect it in the other pass."""
+A long test whose outcome can depend on the format but whose format-dependent part another test
+of both passes already proves is marked `@pytest.mark.one_pass_outside_soak(run_in=...)`: `make
+test` runs it in that pass only, `make soak` (SOAK_RUNS set) in both. Both pytest trees (tests/ and dbt Labs' suite in tests/adapter) deselect it in the other pass."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -15,14 +19,21 @@ MARKER = (
     "format_independent(run_in='local'): the outcome cannot depend on the table format; "
     "runs in one pass only (--target run_in)"
 )
+SOAK_MARKER = (
+    "one_pass_outside_soak(run_in=...): the outcome can depend on the format; make test runs "
+    "it in the run_in pass only, make soak (SOAK_RUNS) in both"
+)
 
 
 def runs_in(item: pytest.Item) -> str | None:
     """The one target a format-independent test runs in; None for a test of both formats."""
     marker = item.get_closest_marker("format_independent")
-    if marker is None:
-        return None
-    return marker.kwargs.get("run_in", FORMAT_INDEPENDENT_TARGET)
+    if marker is not None:
+        return marker.kwargs.get("run_in", FORMAT_INDEPENDENT_TARGET)
+    marker = item.get_closest_marker("one_pass_outside_soak")
+    if marker is not None and not os.environ.get("SOAK_RUNS"):
+        return marker.kwargs["run_in"]
+    return None
 
 
 def deselect_other_passes(config: pytest.Config, items: list[pytest.Item], target: str) -> None:
