@@ -33,7 +33,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
-.PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench bench-storage \
+.PHONY: install jars java demo demo-iceberg check test lint test-delta test-iceberg soak cluster-demo bench bench-storage bench-warm \
 	serve serve-iceberg pg pg-stop s3 s3-stop docs bench-server bench-age wheel clean airflow airflow-manifest \
 	airflow-demo
 
@@ -200,6 +200,13 @@ bench-age: java $(BENCH_STAMP)
 BENCH_STORAGE_ARGS ?= --contenders idempotent_merge,pyspark_job --cases b --no-mor --no-cli
 bench-storage: java $(BENCH_STAMP)
 	$(BIN)/python -m retry_safe.bench storage $(BENCH_STORAGE_ARGS) $(BENCH_ARGS)
+
+# The warm path against its rival: cases (b) and (c) of make bench through one running lakehouse
+# server per format, the model by `lakehouse dbt` (warm runner) against the hand-written job sent
+# through Spark Connect, at 100,000 and 1,000,000 rows a day; the report's "The warm path" table.
+bench-warm: java $(BENCH_STAMP)
+	$(BIN)/python -m retry_safe.bench warm --label 100k $(BENCH_ARGS)
+	$(BIN)/python -m retry_safe.bench warm --label 1M --rows-per-day 1000000 $(BENCH_ARGS)
 
 # A scheduler's CLI `dbt run` of one cart interval: embedded vs through a lakehouse server, on
 # Delta and Iceberg (3 runs each); writes docs/benchmarks/server.md.

@@ -1,4 +1,5 @@
-"""python -m retry_safe.bench [all|run|cli|reset|report] ...; `make bench` runs `all`."""
+"""python -m retry_safe.bench [all|run|cli|storage|warm|reset|report] ...; `make bench` runs
+`all`."""
 
 from __future__ import annotations
 
@@ -145,6 +146,23 @@ def cmd_storage(args: argparse.Namespace) -> int:
     return status
 
 
+def cmd_warm(args: argparse.Namespace) -> int:
+    """Each format through a server of its own: the model by the warm runner against the
+    hand-written job through Spark Connect (retry_safe.bench.warm), then the report."""
+    from retry_safe.bench import report, warm
+
+    if args.cluster or args.warehouse != "local":
+        raise SystemExit("warm runs on a local server's warehouse: drop --cluster / --warehouse")
+    for table_format in args.formats:
+        one = settings(args, table_format)
+        one.contenders, one.mor, one.cli = list(warm.CONTENDERS), False, False
+        one.label = f"warm-{args.label}"
+        home = (args.home / f"warm-{table_format}").resolve()
+        warm.run(one, home, args.out_dir / "raw" / f"{one.label}-{table_format}.json")
+    print(report.write(args.out_dir))
+    return 0
+
+
 def cmd_cli(args: argparse.Namespace) -> int:
     from retry_safe.bench import cli
 
@@ -184,6 +202,12 @@ def parser() -> argparse.ArgumentParser:
     add_settings(on_s3)
     on_s3.add_argument("--formats", type=_csv, default=list(FORMATS))
     on_s3.set_defaults(func=cmd_storage)
+    warm = sub.add_parser(
+        "warm", help="through a running server: the warm runner against a Spark Connect job"
+    )
+    add_settings(warm)
+    warm.add_argument("--formats", type=_csv, default=list(FORMATS))
+    warm.set_defaults(func=cmd_warm, cases=["b", "c"])
     reset = sub.add_parser("reset", help="(internal) reset the CLI comparison's tables")
     reset.add_argument("--raw", type=Path, required=True)
     reset.set_defaults(func=cmd_reset)

@@ -112,9 +112,12 @@ def commits_since(spark: Any, table: str, table_format: str, version: str) -> Me
     return total
 
 
-def table_objects(spark: Any, table: str) -> set[str]:
+def table_objects(spark: Any, table: str) -> set[str] | None:
     """Every file (object, on a bucket) under the table's location: its data files, log and
-    metadata, as the table's file system lists them."""
+    metadata, as the table's file system lists them; None through Spark Connect (no file
+    system client in the session)."""
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        return None
     rows = spark.sql(f"describe table extended {SCHEMA}.{table}").collect()
     location = next(r["data_type"] for r in rows if r["col_name"] == "Location")
     jvm = spark.sparkContext._jvm
@@ -124,6 +127,38 @@ def table_objects(spark: Any, table: str) -> set[str]:
     while files.hasNext():
         found.add(files.next().getPath().toString())
     return found
+
+
+def heap_pools(spark: Any) -> list[Any]:
+    """The JVM's heap memory pools (driver and executors share the one JVM of an embedded
+    session); none through Spark Connect, whose server is another process."""
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        return []
+    jvm = spark.sparkContext._jvm
+    heap = jvm.java.lang.management.MemoryType.HEAP
+    pools = jvm.java.lang.management.ManagementFactory.getMemoryPoolMXBeans()
+    return [pool for pool in pools if pool.getType() == heap]
+
+
+def reset_peak_heap(spark: Any) -> None:
+    for pool in heap_pools(spark):
+        pool.resetPeakUsage()
+
+
+def peak_heap(spark: Any) -> dict[str, int] | None:
+    """Since reset_peak_heap, in MB: the heap's peak (the sum of its pools' peaks: an upper
+    bound), the peak of its old generation (what stayed live through collections), and the
+    heap's maximum (the JVM's -Xmx, from spark.driver.memory)."""
+    pools = heap_pools(spark)
+    if not pools:
+        return None
+    old = [p for p in pools if "Old" in p.getName() or "Tenured" in p.getName()]
+    runtime = spark.sparkContext._jvm.java.lang.Runtime.getRuntime()
+    return {
+        "peak_mb": sum(p.getPeakUsage().getUsed() for p in pools) // 1_000_000,
+        "old_peak_mb": sum(p.getPeakUsage().getUsed() for p in old) // 1_000_000,
+        "max_mb": runtime.maxMemory() // 1_000_000,
+    }
 
 
 def day_stats(spark: Any, table: str) -> dict[str, tuple[int, int]]:

@@ -195,8 +195,7 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
         if label == "default":
             continue
         for fmt, raw in by_format.items():
-            elsewhere = raw["settings"].get("cluster") or on_s3(raw)
-            if elsewhere or same_size(raw, base.get(fmt)):
+            if elsewhere(raw) or same_size(raw, base.get(fmt)):
                 continue
             for r, ref in paired(raw, base[fmt]) if fmt in base else ():
                 size = f"{raw['settings']['days']} × {raw['settings']['rows_per_day']:,}"
@@ -229,6 +228,11 @@ def on_s3(raw: dict[str, Any]) -> bool:
     return raw["settings"].get("warehouse", "local") == "s3"
 
 
+def elsewhere(raw: dict[str, Any]) -> bool:
+    """A run not embedded on local disk: on a cluster, on a bucket, or through a server."""
+    return bool(raw["settings"].get("cluster")) or on_s3(raw) or raw.get("path") == "warm"
+
+
 def same_size(raw: dict[str, Any], other: dict[str, Any] | None) -> bool:
     """Whether two runs measured tables of the same size (not a scaling comparison)."""
     if other is None:
@@ -242,7 +246,7 @@ def embedded_twin(runs: dict[str, dict[str, dict[str, Any]]], raw: dict[str, Any
     s = raw["settings"]
     for by_format in runs.values():
         other = by_format.get(s["table_format"])
-        if other and not other["settings"].get("cluster") and not on_s3(other):
+        if other and not elsewhere(other):
             o = other["settings"]
             if (o["days"], o["rows_per_day"]) == (s["days"], s["rows_per_day"]):
                 return other
@@ -311,6 +315,88 @@ def on_object_storage(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
         "| format | contender | case | local disk: wall / engine s | S3: wall / engine s "
         "| ratio wall / engine | written, local: data / all | on S3 | final rows |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *lines,
+    ]
+
+
+def memory(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """The heap each contender needed, in every run that measured it (an embedded session:
+    driver and executors in one JVM)."""
+    lines = []
+    for label, by_format in runs.items():
+        for fmt, raw in by_format.items():
+            for r in raw["records"]:
+                if not r.get("heap"):
+                    continue
+                h = r["heap"]
+                lines.append(
+                    f"| {fmt} | {label} | {raw['settings']['rows_per_day']:,} "
+                    f"| {LABELS[r['contender']]} {r['storage'].upper()} | {r['case']} "
+                    f"| {h['peak_mb']:,} | {h['old_peak_mb']:,} | {h['max_mb']:,} |"
+                )
+    if not lines:
+        return []
+    return [
+        "The JVM's heap during each run, the highest of its runs (MB; reset before each run): "
+        "*peak*, the sum of the heap pools' peaks (an upper bound); *old generation*, what "
+        "stayed live through collections; *max*, the heap's size (`spark.driver.memory`).",
+        "",
+        "| format | run | rows a day | contender | case | peak | old generation | max |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        *lines,
+    ]
+
+
+SPLIT = ("dbt_s", "checks_s", "change_set_s", "merge_s", "other_sql_s")
+
+
+def split(r: dict[str, Any]) -> str:
+    """The median seconds of each part of a warm dbt run, in SPLIT's order."""
+    medians = []
+    for part in SPLIT:
+        values = sorted(sample[part] for sample in r["samples"])
+        medians.append(f"{values[len(values) // 2]:.2f}")
+    return " / ".join(medians)
+
+
+def warm_path(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """`bench warm`: the model through the warm runner against the job through Spark Connect,
+    both on one running server, per size and case."""
+    lines = []
+    for by_format in runs.values():
+        for fmt, raw in by_format.items():
+            if raw.get("path") != "warm":
+                continue
+            for r in raw["records"]:
+                job = find(raw, "pyspark_job", r["case"])
+                if r["contender"] != "idempotent_merge" or not job:
+                    continue
+                m, j = r["metrics"], job["metrics"]
+                lines.append(
+                    f"| {fmt} | {raw['settings']['rows_per_day']:,} | {r['case']} | {times(r)} "
+                    f"| {job['median_s']:.2f} | {ratio(r['median_s'], job['median_s'])} / "
+                    f"{ratio(r['engine_median_s'], job['median_s'])} | {split(r)} "
+                    f"| -{m['files_removed']} +{m['files_added']} "
+                    f"| -{j['files_removed']} +{j['files_added']} | {r['check']}, {job['check']} |"
+                )
+    if not lines:
+        return []
+    return [
+        "`python -m retry_safe.bench warm` (`make bench-warm`): one running lakehouse server per "
+        "format (30 days of the row count below, the same tables and cases as above). The model: "
+        "`lakehouse dbt run` through the warm runner on the server target, wall time from the "
+        "client's start to its exit, engine = the model node's execute time. The job: the "
+        "hand-written job's code (`retry_safe.bench.job`) sent through Spark Connect from a "
+        "warm client, its wall time. Medians of 3 runs, each on the table reset to its base "
+        "version, after one untimed run of each. *split*: the model's wall time by dbt's own "
+        "log: dbt's own work (client, runner, parse, compile, Jinja) / the checks (staged rows, "
+        "source profile) / the change set (computed and counted) / the MERGE / other statements "
+        "(schema, commit report, ledger).",
+        "",
+        "| format | rows a day | case | model: wall / engine s | job s | ratio wall / engine "
+        "| split s: dbt / checks / change set / MERGE / other | files -/+ model | job "
+        "| final rows: model, job |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *lines,
     ]
 
@@ -463,6 +549,12 @@ def write(out_dir: Path) -> str:
     stored = on_object_storage(runs)
     if stored:
         lines += ["## On object storage", "", *stored, ""]
+    heap = memory(runs)
+    if heap:
+        lines += ["## Memory", "", *heap, ""]
+    warm = warm_path(runs)
+    if warm:
+        lines += ["## The warm path against a warm job (through the server)", "", *warm, ""]
     aged = out_dir / "raw" / "age.json"
     if aged.exists():
         lines += ["## A table's age: one interval on day 30, 365 and 1,000", "", *age(aged), ""]

@@ -12,6 +12,7 @@ import os
 import shutil
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,9 @@ from retry_safe.bench.measure import (
     commits_since,
     current_version,
     day_stats,
+    peak_heap,
     reset,
+    reset_peak_heap,
     table_objects,
 )
 from retry_safe.bench.settings import CASES, SCHEMA, Settings
@@ -142,8 +145,16 @@ def execute_seconds(node_result: Any) -> float:
 
 
 def measure(
-    spark: Any, s: Settings, project: Path, variant: tuple[str, str, str], case: str, ctx: dict
+    spark: Any,
+    s: Settings,
+    project: Path,
+    variant: tuple[str, str, str],
+    case: str,
+    ctx: dict,
+    contend: Callable[..., tuple[float, float, dict[str, float]]] = run_contender,
 ) -> dict[str, Any]:
+    """reps runs of one contender on one case (contend runs it once: run_contender, or the warm
+    path's), each on the table reset to its base version."""
     contender, storage, table = variant
     source = ctx["sources"][case]
     base = ctx["base_versions"][table]
@@ -152,13 +163,19 @@ def measure(
         reset(spark, table, s.table_format, base)
         before = current_version(spark, table, s.table_format)
         objects = table_objects(spark, table)
-        wall, engine, parts = run_contender(spark, s, project, contender, table, source)
+        reset_peak_heap(spark)
+        wall, engine, parts = contend(spark, s, project, contender, table, source)
+        heap = peak_heap(spark)
         after = current_version(spark, table, s.table_format)
         sample: dict[str, Any] = {"wall_s": wall, "engine_s": engine, "committed": after != before}
+        if heap is not None:
+            sample["heap"] = heap
         sample.update(parts)
         sample["metrics"] = vars(commits_since(spark, table, s.table_format, before))
         # objects the run wrote: data files, and the log's or metadata's files of its commit
-        sample["objects_written"] = len(table_objects(spark, table) - objects)
+        # (none counted through Spark Connect, which has no file system client)
+        if objects is not None:
+            sample["objects_written"] = len(table_objects(spark, table) - objects)
         if rep == 0:
             sample["check"] = check_rows(spark, table, source, s.day, ctx["base_stats"])
         samples.append(sample)
@@ -173,12 +190,15 @@ def measure(
         engine_median_s=statistics.median(engines),
         **{
             f"{part}_median": statistics.median(x[part] for x in samples)
-            for part in ("stage_s", "test_s", "publish_s")
+            for part in ("stage_s", "test_s", "publish_s", "dbt_s", "checks_s", "merge_s")
             if part in samples[0]
         },
         committed=any(x["committed"] for x in samples),
         metrics=samples[0]["metrics"],
-        objects_written=samples[0]["objects_written"],
+        objects_written=samples[0].get("objects_written"),
+        heap=max(
+            (x["heap"] for x in samples if "heap" in x), key=lambda h: h["peak_mb"], default=None
+        ),
         check=samples[0]["check"],
         expected=CASES[case].counts(s.rows_per_day),
         affected_files=ctx["affected"][case],

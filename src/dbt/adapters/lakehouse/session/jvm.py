@@ -47,6 +47,10 @@ JVM_EXITED = (
     "installation."
 )
 PIN_THREAD = "PYSPARK_PIN_THREAD"
+#: What makes PySpark's builder return a Spark Connect client instead of starting Spark:
+#: SPARK_REMOTE (a user's, e.g. for Databricks Connect), or the mark a Connect client leaves in
+#: its process's environment, which the processes it starts inherit
+CONNECT_CLIENT_VARIABLES = ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
 _exiting = threading.Event()
 atexit.register(_exiting.set)
 
@@ -122,6 +126,22 @@ def shared_jvm_threads() -> Iterator[None]:
         os.environ.pop(PIN_THREAD, None)
 
 
+def connect_client_problem(environ: Mapping[str, str]) -> str | None:
+    """Why an embedded session cannot start in this environment: PySpark would hand back a
+    Spark Connect client of whatever server the environment names (the run's SQL on another
+    Spark, a target's settings ignored), or fail with its CONNECT_URL_NOT_SET; None if it can."""
+    found = [name for name in CONNECT_CLIENT_VARIABLES if name in environ]
+    if not found:
+        return None
+    named = ", ".join(f"{name}={environ[name]}" for name in found)
+    return (
+        f"{named} is set, which makes PySpark connect to a Spark Connect server instead of "
+        "starting the embedded Spark this target (method: session) runs on. Unset "
+        f"{' and '.join(found)} for this command, or reach a lakehouse server through a target "
+        "with method: connect."
+    )
+
+
 def start_session(parameters: Mapping[str, str], check_metastore: bool = True) -> None:
     """Start the SparkSession dbt-spark's session cursor starts on its first statement.
 
@@ -135,6 +155,9 @@ def start_session(parameters: Mapping[str, str], check_metastore: bool = True) -
     quiet_pandas_on_spark()
     if SparkContext._active_spark_context is not None:
         return
+    problem = connect_client_problem(os.environ)
+    if problem:
+        raise DbtRuntimeError(problem)
     # another process's JVM holding the embedded metastore: one line now, not 22,000 later
     require_free_metastore(parameters)
     # Delta on object storage without the metastore its commits are kept in
