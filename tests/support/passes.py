@@ -5,7 +5,8 @@ parsing, messages raised before any SQL, console output, dbt ls / compile / docs
 install checks) and runs in one pass only: the Delta pass, or the target its `run_in` names.
 A long test whose outcome can depend on the format but whose format-dependent part another test
 of both passes already proves is marked `@pytest.mark.one_pass_outside_soak(run_in=...)`: `make
-test` runs it in that pass only, `make soak` (SOAK_RUNS set) in both. Both pytest trees (tests/ and dbt Labs' suite in tests/adapter) deselect it in the other pass."""
+test` runs it in that pass only, `make soak` (SOAK_RUNS set) in both. Both pytest trees (tests/
+and dbt Labs' suite in tests/adapter) deselect such a test in the other pass."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ SOAK_MARKER = (
 
 
 def runs_in(item: pytest.Item) -> str | None:
-    """The one target a format-independent test runs in; None for a test of both formats."""
+    """The one target a test runs in (format_independent; one_pass_outside_soak outside
+    `make soak`); None for a test of both formats."""
     marker = item.get_closest_marker("format_independent")
     if marker is not None:
         return marker.kwargs.get("run_in", FORMAT_INDEPENDENT_TARGET)

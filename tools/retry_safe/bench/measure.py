@@ -112,11 +112,16 @@ def commits_since(spark: Any, table: str, table_format: str, version: str) -> Me
     return total
 
 
+def through_connect(spark: Any) -> bool:
+    """Whether spark is a Spark Connect client (no JVM of its own in this process)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
 def table_objects(spark: Any, table: str) -> set[str] | None:
     """Every file (object, on a bucket) under the table's location: its data files, log and
     metadata, as the table's file system lists them; None through Spark Connect (no file
     system client in the session)."""
-    if type(spark).__module__.startswith("pyspark.sql.connect"):
+    if through_connect(spark):
         return None
     rows = spark.sql(f"describe table extended {SCHEMA}.{table}").collect()
     location = next(r["data_type"] for r in rows if r["col_name"] == "Location")
@@ -132,7 +137,7 @@ def table_objects(spark: Any, table: str) -> set[str] | None:
 def heap_pools(spark: Any) -> list[Any]:
     """The JVM's heap memory pools (driver and executors share the one JVM of an embedded
     session); none through Spark Connect, whose server is another process."""
-    if type(spark).__module__.startswith("pyspark.sql.connect"):
+    if through_connect(spark):
         return []
     jvm = spark.sparkContext._jvm
     heap = jvm.java.lang.management.MemoryType.HEAP

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from retry_safe.bench.settings import CASES, LABELS
+from retry_safe.bench.settings import CASES, LABELS, SPLIT
 
 MB = 1_000_000
 
@@ -148,7 +148,7 @@ def audited(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
             found = audited_target(fmt, raw)
             if found:
                 lines += [f"Run `{label}`, {fmt}:", "", *found, ""]
-    return lines
+    return lines[:-1]  # blank lines between the runs; write() ends the section
 
 
 def audited_target(fmt: str, raw: dict[str, Any]) -> list[str]:
@@ -347,16 +347,9 @@ def memory(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     ]
 
 
-SPLIT = ("dbt_s", "checks_s", "change_set_s", "merge_s", "other_sql_s")
-
-
 def split(r: dict[str, Any]) -> str:
     """The median seconds of each part of a warm dbt run, in SPLIT's order."""
-    medians = []
-    for part in SPLIT:
-        values = sorted(sample[part] for sample in r["samples"])
-        medians.append(f"{values[len(values) // 2]:.2f}")
-    return " / ".join(medians)
+    return " / ".join(f"{r[f'{part}_median']:.2f}" for part in SPLIT)
 
 
 def warm_path(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
@@ -534,32 +527,22 @@ def write(out_dir: Path) -> str:
         *targets(main),
         "",
     ]
-    cli = cli_table(main)
-    if cli:
-        lines += ["## dbt's fixed cost: command line end to end (case b)", "", *cli, ""]
-    audit = audited(runs)
-    if audit:
-        lines += ["## Write-audit-publish: audited against direct (case b)", "", *audit]
-    scale = scaling(runs)
-    if scale:
-        lines += ["## Scaling the table", "", *scale, ""]
-    cluster = on_cluster(runs)
-    if cluster:
-        lines += ["## On a cluster", "", *cluster, ""]
-    stored = on_object_storage(runs)
-    if stored:
-        lines += ["## On object storage", "", *stored, ""]
-    heap = memory(runs)
-    if heap:
-        lines += ["## Memory", "", *heap, ""]
-    warm = warm_path(runs)
-    if warm:
-        lines += ["## The warm path against a warm job (through the server)", "", *warm, ""]
     aged = out_dir / "raw" / "age.json"
-    if aged.exists():
-        lines += ["## A table's age: one interval on day 30, 365 and 1,000", "", *age(aged), ""]
-    if (out_dir / "notes.md").exists():
-        lines += ["## Analysis", "", "Written by hand from the runs: [notes.md](notes.md).", ""]
+    notes = ["Written by hand from the runs: [notes.md](notes.md)."]
+    sections = {
+        "dbt's fixed cost: command line end to end (case b)": cli_table(main),
+        "Write-audit-publish: audited against direct (case b)": audited(runs),
+        "Scaling the table": scaling(runs),
+        "On a cluster": on_cluster(runs),
+        "On object storage": on_object_storage(runs),
+        "Memory": memory(runs),
+        "The warm path against a warm job (through the server)": warm_path(runs),
+        "A table's age: one interval on day 30, 365 and 1,000": age(aged) if aged.exists() else [],
+        "Analysis": notes if (out_dir / "notes.md").exists() else [],
+    }
+    for title, body in sections.items():
+        if body:
+            lines += [f"## {title}", "", *body, ""]
     text = "\n".join(lines)
     (out_dir / "results.md").write_text(text)
     return text

@@ -37,7 +37,7 @@ from retry_safe.bench.measure import (
     reset_peak_heap,
     table_objects,
 )
-from retry_safe.bench.settings import CASES, SCHEMA, Settings
+from retry_safe.bench.settings import CASES, SCHEMA, SPLIT, Settings
 from retry_safe.project import PROJECT_DIR, interval_vars, run_dbt
 from retry_safe.scratch import write_project
 
@@ -190,7 +190,7 @@ def measure(
         engine_median_s=statistics.median(engines),
         **{
             f"{part}_median": statistics.median(x[part] for x in samples)
-            for part in ("stage_s", "test_s", "publish_s", "dbt_s", "checks_s", "merge_s")
+            for part in ("stage_s", "test_s", "publish_s", *SPLIT)
             if part in samples[0]
         },
         committed=any(x["committed"] for x in samples),

@@ -18,6 +18,9 @@ LABELS = {
     "audited": "(5) idempotent_merge, audited (dbt build)",
 }
 SCHEMA = "bench"
+# the parts of a warm dbt run's wall time (retry_safe.bench.warm): dbt's own work, the checks,
+# the change set, the MERGE, the other statements
+SPLIT = ("dbt_s", "checks_s", "change_set_s", "merge_s", "other_sql_s")
 FIRST_DAY = date(2026, 1, 1)
 
 

@@ -24,24 +24,24 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from dbt.adapters.lakehouse.session.jvm import CONNECT_CLIENT_VARIABLES
 from retry_safe.bench.contenders import DBT_MODELS, PUBLISH_HOOK, day_bounds, dbt_models
 from retry_safe.bench.job import reconcile_day
 from retry_safe.bench.measure import reset
-from retry_safe.bench.run import measure, portable, prepare
+from retry_safe.bench.run import measure, portable, prepare, variants
 from retry_safe.bench.settings import SCHEMA, Settings
+from retry_safe.cluster import free_port
 from retry_safe.project import EMBEDDED_TARGETS, SERVER_TARGETS, interval_flags
 from retry_safe.scratch import write_project
 from retry_safe.server_process import spawn, spawn_runner, stop, through_runner
 
 CONTENDERS = ["idempotent_merge", "pyspark_job"]
-CONNECT_CLIENT_VARIABLES = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE")
 MODEL = DBT_MODELS["idempotent_merge"]
 # what a statement of the model's run is for, from the start of its SQL (dbt's log)
 STEPS = {
@@ -49,12 +49,6 @@ STEPS = {
     "change_set_s": (f"-- computed once into the temporary view {MODEL}__dbt_changes",),
     "checks_s": (f"-- computed once into the temporary view {MODEL}__dbt_tmp", "select count("),
 }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class WarmPath:
@@ -68,7 +62,7 @@ class WarmPath:
         )
         self.port = free_port()
         # the Spark Connect client marks its process's environment (SPARK_CONNECT_MODE_ENABLED):
-        # a server started from it would take itself for a client
+        # a server started from it would refuse to start (session/jvm.py)
         inherited = {k: v for k, v in os.environ.items() if k not in CONNECT_CLIENT_VARIABLES}
         self.env = {
             **inherited,
@@ -172,13 +166,12 @@ def run(s: Settings, home: Path, out: Path) -> dict[str, Any]:
         spark = warm.session()
         spark.sql(f"create schema if not exists {SCHEMA}")
         ctx = prepare(spark, s)
-        variants = [(c, "cow", DBT_MODELS.get(c, c)) for c in CONTENDERS]
         records = []
         for case in s.cases:
-            for contender, _, table in variants:  # untimed: the case's parse, the server's JIT
+            for contender, _, table in variants(s):  # untimed: the case's parse, the JIT
                 warm.contend(spark, s, warm.project, contender, table, ctx["sources"][case])
                 reset(spark, table, s.table_format, ctx["base_versions"][table])
-            for variant in variants:
+            for variant in variants(s):
                 record = measure(spark, s, warm.project, variant, case, ctx, warm.contend)
                 records.append(record)
                 print(
