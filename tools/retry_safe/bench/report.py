@@ -224,6 +224,51 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     ]
 
 
+def size_sweep(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """The model against the hand-written job at each interval size, cases (b) and (c), ratios
+    within one run (the embedded runs on local disk of every label that measured both)."""
+    rows = []
+    for label, by_format in runs.items():
+        # a bucket run's twin on local disk, and the audited run, answer other questions
+        if label.endswith("-local") or label == "audited":
+            continue
+        for fmt, raw in by_format.items():
+            if elsewhere(raw):
+                continue
+            for r in raw["records"]:
+                job = find(raw, "pyspark_job", r["case"], r["storage"])
+                if r["contender"] != "idempotent_merge" or r["storage"] != "cow" or not job:
+                    continue
+                if r["case"] not in ("b", "c"):
+                    continue
+                rows.append((raw["settings"], fmt, r, job))
+    lines = []
+    for s, fmt, r, job in sorted(
+        rows, key=lambda x: (x[0]["rows_per_day"], x[1], x[0]["days"], x[2]["case"])
+    ):
+        m, j = r["metrics"], job["metrics"]
+        lines.append(
+            f"| {fmt} | {s['rows_per_day']:,} | {s['days']} | {r['case']} | {times(r)} "
+            f"| {job['median_s']:.2f} | {ratio(r['median_s'], job['median_s'])} / "
+            f"{ratio(r['engine_median_s'], job['median_s'])} "
+            f"| -{m['files_removed']} +{m['files_added']} "
+            f"| -{j['files_removed']} +{j['files_added']} | {r['check']}, {job['check']} |"
+        )
+    if not lines:
+        return []
+    return [
+        "Case (b) and (c) of the embedded target at each interval size: the idempotent_merge "
+        "model (`dbt run` in-process) against the hand-written job in the same JVM and run "
+        "(medians; engine = the model node's execute time); the heap each needed is in the "
+        "Memory table.",
+        "",
+        "| format | rows a day | days in the table | case | model: wall / engine s | job s "
+        "| ratio wall / engine | files -/+ model | job | final rows: model, job |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *lines,
+    ]
+
+
 def on_s3(raw: dict[str, Any]) -> bool:
     return raw["settings"].get("warehouse", "local") == "s3"
 
@@ -532,6 +577,7 @@ def write(out_dir: Path) -> str:
     sections = {
         "dbt's fixed cost: command line end to end (case b)": cli_table(main),
         "Write-audit-publish: audited against direct (case b)": audited(runs),
+        "The interval's size: the model against the job": size_sweep(runs),
         "Scaling the table": scaling(runs),
         "On a cluster": on_cluster(runs),
         "On object storage": on_object_storage(runs),
