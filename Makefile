@@ -123,17 +123,20 @@ test: java $(AIRFLOW_STAMP)
 	exit $$status
 
 # The fault scenarios at length: 200 shuffled interval runs (SOAK_RUNS), the killed and the
-# concurrent runs, the server's analysts reading eight times as often, the standalone cluster
-# and the killed microbatch run (one format each in make test), on both formats; then
+# concurrent runs, the server's analysts reading eight times as often, the standalone cluster,
+# the killed microbatch run and dbt retry's own process after a failed audit (one format each in
+# make test), on both formats; then
 # the Airflow backfill with 3 runs at once and a killed task (make airflow-demo), on both.
 SOAK_RUNS ?= 200
 soak: java $(AIRFLOW_STAMP)
 	SOAK_RUNS=$(SOAK_RUNS) $(BIN)/python -m pytest -q --target local \
 		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py \
-		tests/test_server.py tests/test_cluster.py tests/test_microbatch.py
+		tests/test_server.py tests/test_cluster.py tests/test_microbatch.py \
+		tests/test_write_audit_publish.py
 	SOAK_RUNS=$(SOAK_RUNS) $(BIN)/python -m pytest -q --target local_iceberg \
 		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py \
-		tests/test_server.py tests/test_cluster.py tests/test_microbatch.py
+		tests/test_server.py tests/test_cluster.py tests/test_microbatch.py \
+		tests/test_write_audit_publish.py
 	$(BIN)/python -m retry_safe.airflow_demo --max-active-runs 3
 	$(BIN)/python -m retry_safe.airflow_demo --max-active-runs 3 --target local_iceberg
 

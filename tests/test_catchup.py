@@ -1,7 +1,7 @@
 """`lakehouse intervals` and `lakehouse catchup` on the orders pipeline: the loaded intervals
 come from the interval ledger, the missing ones are loaded oldest first, a failure stops the
-catch-up at its interval, and a catch-up with nothing missing writes nothing, also once the
-tables' history has been expired down to their newest commit.
+catch-up at its interval, and a catch-up with nothing missing writes nothing (also once the
+tables' history has been expired: tests/test_interval_sequences.py).
 
 Days 1 to 5 are 2026-10-03 to 2026-10-07 (the pipeline's begin is October 3); every file and
 every expected row below is written by hand."""
@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from support.expected import ORDER_COLUMNS, REJECTED_COLUMNS
 from support.expected import ORDER_HEADER as HEADER
-from support.tables import commit_count, expire_history, rows
+from support.tables import commit_count, rows
 
 from dbt.adapters.lakehouse.commands import cli
 from retry_safe.project import PROJECT_DIR, interval_flags, run_dbt
@@ -175,13 +175,3 @@ def test_catchup_loads_exactly_the_missing_days_stops_at_a_failure_and_then_writ
         "lakehouse catchup: nothing missing in [2026-10-03, 2026-10-08): no run, nothing written"
     )
     assert commits == {m: commit_count(spark, f"{schema}.{m}", table_format) for m in MODELS}
-
-    # Routine maintenance expires the tables' history down to the newest commit: every day
-    # stays loaded, and the catch-up still runs nothing.
-    for model in MODELS:
-        expire_history(spark, f"{schema}.{model}", table_format)
-        assert commit_count(spark, f"{schema}.{model}", table_format) == 1
-    assert lakehouse("catchup", target, landing) == 0
-    assert capsys.readouterr().out.strip().splitlines()[-1] == (
-        "lakehouse catchup: nothing missing in [2026-10-03, 2026-10-08): no run, nothing written"
-    )

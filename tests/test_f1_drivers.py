@@ -34,14 +34,15 @@ def test_three_batches_give_the_documents_tables_and_reruns_in_any_order_keep_th
     python = rows(spark, f"{schema}.f1_drivers_merge_df", ["*"], ["driver_id"])
     assert sql == python
 
-    # every day again, out of order: created and updated dates and the names stay as they are
-    for day in (3, 2, 1, 2):
+    # the older days again, newest first: created and updated dates and the names stay as
+    # they are (a retry of the newest day is the cart's and the balances' tests')
+    for day in (2, 1):
         load(target, day)
     for model in F1_MODELS:
         assert rows(spark, f"{schema}.{model}", F1_COLUMNS) == F1_AFTER_DAY_3, model
     run_dbt(["test", "--select", "f1_drivers"], target)
-    # seven runs of the Python model, each staging its rows in a table it drops: no files of
-    # them left (an Iceberg DROP without PURGE kept every one, in one folder)
+    # five runs of each model: no folder but the tables' (the Python model stages its rows in a
+    # temporary view; a staging table's Iceberg DROP without PURGE once kept every file)
     assert leftover_folders(spark, schema) == []
 
     # the twins' data test (same_rows_as, macros/tests) catches a row on which they disagree:

@@ -283,11 +283,11 @@ def test_interval_vars_without_event_time_flags_are_refused(spark, target, schem
     assert "daily_amounts" not in tables
 
 
-# f1_drivers over the days 3, 1, 3, 2, 1 (each twin gets the same day in the same invocation):
-# day 3 inserts 1-5 and 16-20; day 1 inserts 6-10 (1-5 are older than day 3: skipped); day 3
-# again changes nothing; day 2 upper-cases 6-10 (updated_date day 2, created_date stays day 1)
-# and inserts 11-15; day 1 again is older than every row it holds.
-F1_ORDER = ["2026-11-03", "2026-11-01", "2026-11-03", "2026-11-02", "2026-11-01"]
+# f1_drivers over the days 3, 1, 2, 1 (each twin gets the same day in the same invocation):
+# day 3 inserts 1-5 and 16-20; day 1 inserts 6-10 (1-5 are older than day 3: skipped); day 2
+# upper-cases 6-10 (updated_date day 2, created_date stays day 1) and inserts 11-15; day 1
+# again is older than every row it holds.
+F1_ORDER = ["2026-11-03", "2026-11-01", "2026-11-02", "2026-11-01"]
 F1_COLUMNS = ["driver_id", "surname", "batch_date", "created_date", "updated_date"]
 SURNAMES = {
     1: "HAMILTON", 2: "HEIDFELD", 3: "ROSBERG", 4: "ALONSO", 5: "KOVALAINEN",

@@ -32,7 +32,7 @@ def test_days_loaded_twice_and_out_of_order_leave_the_documents_tables_thanks_to
 ):
     """The document's days, loaded twice and out of order by `dbt build` (the data tests too);
     beside them, the document's experiment: the same newest-per-order merge without the
-    updated_at guard (dbt-spark's merge) reverts 1004 and 1005 when day 1 comes again."""
+    updated_at guard (dbt-spark's merge) reverts 1004 and 1005 when day 1 comes after day 2."""
     unguarded = write_project(
         tmp_path / "unguarded",
         {
@@ -47,10 +47,10 @@ def test_days_loaded_twice_and_out_of_order_leave_the_documents_tables_thanks_to
             )
         },
     )
-    for interval in (DAY_1, DAY_2, DAY_2, DAY_1):
+    for n, interval in enumerate((DAY_1, DAY_2, DAY_1)):
         run_dbt(["build", *SELECT, "--exclude", "resource_type:seed", *interval], target)
-        # reads this interval's lines of the staging table
-        run_dbt(["run", *interval], target, project_dir=unguarded)
+        if n:  # day 2, then day 1 after it: reads this interval's lines of the staging table
+            run_dbt(["run", *interval], target, project_dir=unguarded)
     assert rows(spark, f"{schema}.orders", ORDER_COLUMNS) == ORDERS
     assert rows(spark, f"{schema}.rejected_orders", REJECTED_COLUMNS) == REJECTED
     assert duplicate_keys(spark, f"{schema}.orders", ["order_id"]) == []

@@ -579,6 +579,11 @@ seeds:
 """
 
 
+# What the format changes here (staging on a branch or in views, holding back, publishing after
+# dbt retry, a first load created empty) is proven in-process on both formats above; what only
+# this test adds is dbt retry's decision in a new process: `make test` runs it on Iceberg
+# (branches), `make soak` on both formats.
+@pytest.mark.one_pass_outside_soak(run_in="local_iceberg")
 def test_dbt_retry_in_a_process_of_its_own_audits_as_the_build_did(target, table_format, tmp_path):
     """As a scheduler runs it: `dbt build`, then `dbt retry`, each a process of its own. dbt's
     retry sets no `selected_resources` (it stayed empty here, or held the build's selection
