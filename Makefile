@@ -123,9 +123,9 @@ test: java $(AIRFLOW_STAMP)
 	exit $$status
 
 # The fault scenarios at length: 200 shuffled interval runs (SOAK_RUNS), the killed and the
-# concurrent runs, the server's analysts reading eight times as often, the standalone cluster,
-# the killed microbatch run and dbt retry's own process after a failed audit (one format each in
-# make test), on both formats; then
+# concurrent runs, the server's analysts reading eight times as often, the standalone cluster
+# and dbt retry's own process after a failed audit (one format each in make test), the killed
+# microbatch run (soak only), on both formats; then
 # the Airflow backfill with 3 runs at once and a killed task (make airflow-demo), on both.
 SOAK_RUNS ?= 200
 soak: java $(AIRFLOW_STAMP)

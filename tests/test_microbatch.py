@@ -194,10 +194,12 @@ print("AFTER " + json.dumps(dump()))
 """
 
 
-# dbt's own bookkeeping of a killed multi-batch run (its rerun runs every batch again): each
-# batch's commit is one idempotent_merge, killed on both formats by test_killed_runs.py, so
-# `make test` runs this in the Delta pass only and `make soak` in both
-@pytest.mark.one_pass_outside_soak(run_in="local")
+# dbt's own bookkeeping of a killed multi-batch run (its rerun runs every batch again), `make
+# soak` only: each batch's commit is one idempotent_merge, killed on both formats by
+# test_killed_runs.py, and batches run again after their commit are the twin test's below
+@pytest.mark.skipif(
+    not os.environ.get("SOAK_RUNS"), reason="make soak: dbt killed between two batches"
+)
 def test_a_killed_multi_batch_run_rerun_ends_in_the_same_table(target, schema, tmp_path):
     root = events_project(tmp_path / "killed")
     env = step_env(LAKEHOUSE_HOME=str(tmp_path / "home"), LAKEHOUSE_SCHEMA=schema)

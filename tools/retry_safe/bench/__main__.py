@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from retry_safe.bench.settings import CASES, CONTENDERS, FORMATS, Settings
+from retry_safe.bench.settings import CONTENDERS, DEFAULT_CASES, FORMATS, Settings
 from retry_safe.project import PROJECT_DIR
 
 OUT_DIR = PROJECT_DIR / "docs" / "benchmarks"
@@ -28,7 +28,7 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--day-index", type=int, default=14, help="the day re-merged (0-based)")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--contenders", type=_csv, default=CONTENDERS)
-    parser.add_argument("--cases", type=_csv, default=list(CASES))
+    parser.add_argument("--cases", type=_csv, default=list(DEFAULT_CASES))
     parser.add_argument("--no-mor", dest="mor", action="store_false")
     parser.add_argument("--no-cli", dest="cli", action="store_false")
     parser.add_argument("--label", default="default", help="raw file prefix; report groups by it")
