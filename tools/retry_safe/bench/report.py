@@ -192,7 +192,7 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     base = runs.get("default", {})
     lines = []
     for label, by_format in runs.items():
-        if label == "default":
+        if label == "default" or label.startswith("mem-"):  # mem-*: another heap size
             continue
         for fmt, raw in by_format.items():
             if elsewhere(raw) or same_size(raw, base.get(fmt)):
@@ -230,8 +230,9 @@ def size_sweep(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     both)."""
     rows = []
     for label, by_format in runs.items():
-        # a bucket run's twin on local disk, and the audited run, answer other questions
-        if label.endswith("-local") or label == "audited":
+        # a bucket run's twin on local disk, the audited run and the runs on another heap size
+        # (mem-*) answer other questions
+        if label.endswith("-local") or label == "audited" or label.startswith("mem-"):
             continue
         for fmt, raw in by_format.items():
             if elsewhere(raw):
@@ -258,7 +259,8 @@ def size_sweep(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     if not lines:
         return []
     return [
-        "Cases (b), (c) and (d) of the embedded target at each interval size: the idempotent_merge "
+        "Cases (b) and (c) (and (d) where a run measured it) of the embedded target at each "
+        "interval size: the idempotent_merge "
         "model (`dbt run` in-process) against the hand-written job in the same JVM and run "
         "(medians; engine = the model node's execute time); the heap each needed is in the "
         "Memory table.",
