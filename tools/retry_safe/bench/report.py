@@ -52,6 +52,24 @@ def times(r: dict[str, Any]) -> str:
     return f"{r['median_s']:.2f} / {r['engine_median_s']:.2f}"
 
 
+def against_job(r: dict[str, Any], job: dict[str, Any]) -> tuple[str, str, str, str]:
+    """The cells comparing the model's record with the job's of the same run: the job's median
+    seconds, the ratios of the model's wall and engine time to it, and each side's files
+    removed and added."""
+    m, j = r["metrics"], job["metrics"]
+    return (
+        f"{job['median_s']:.2f}",
+        f"{ratio(r['median_s'], job['median_s'])} / {ratio(r['engine_median_s'], job['median_s'])}",
+        f"-{m['files_removed']} +{m['files_added']}",
+        f"-{j['files_removed']} +{j['files_added']}",
+    )
+
+
+def other_heap(label: str) -> bool:
+    """A run on another heap than the profile's (`mem-*`): it answers the memory question only."""
+    return label.startswith("mem-")
+
+
 def unchanged_rows(r: dict[str, Any]) -> int:
     """Rows written into new data files although neither new nor changed."""
     return max(r["metrics"]["rows_written"] - r["expected"]["changed"], 0)
@@ -192,7 +210,7 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     base = runs.get("default", {})
     lines = []
     for label, by_format in runs.items():
-        if label == "default" or label.startswith("mem-"):  # mem-*: another heap size
+        if label == "default" or other_heap(label):
             continue
         for fmt, raw in by_format.items():
             if elsewhere(raw) or same_size(raw, base.get(fmt)):
@@ -231,30 +249,27 @@ def size_sweep(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     rows = []
     for label, by_format in runs.items():
         # a bucket run's twin on local disk, the audited run and the runs on another heap size
-        # (mem-*) answer other questions
-        if label.endswith("-local") or label == "audited" or label.startswith("mem-"):
+        # answer other questions
+        if label.endswith("-local") or label == "audited" or other_heap(label):
             continue
         for fmt, raw in by_format.items():
             if elsewhere(raw):
                 continue
             for r in raw["records"]:
                 job = find(raw, "pyspark_job", r["case"], r["storage"])
+                # case (a) has nothing to merge: no size to compare
                 if r["contender"] != "idempotent_merge" or r["storage"] != "cow" or not job:
                     continue
-                if r["case"] == "a":  # nothing to merge: no size to compare
-                    continue
-                rows.append((raw["settings"], fmt, r, job))
+                if r["case"] != "a":
+                    rows.append((raw["settings"], fmt, r, job))
     lines = []
     for s, fmt, r, job in sorted(
         rows, key=lambda x: (x[0]["rows_per_day"], x[1], x[0]["days"], x[2]["case"])
     ):
-        m, j = r["metrics"], job["metrics"]
+        job_s, ratios, model_files, job_files = against_job(r, job)
         lines.append(
             f"| {fmt} | {s['rows_per_day']:,} | {s['days']} | {r['case']} | {times(r)} "
-            f"| {job['median_s']:.2f} | {ratio(r['median_s'], job['median_s'])} / "
-            f"{ratio(r['engine_median_s'], job['median_s'])} "
-            f"| -{m['files_removed']} +{m['files_added']} "
-            f"| -{j['files_removed']} +{j['files_added']} | {r['check']}, {job['check']} |"
+            f"| {job_s} | {ratios} | {model_files} | {job_files} | {r['check']}, {job['check']} |"
         )
     if not lines:
         return []
@@ -412,13 +427,11 @@ def warm_path(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
                 job = find(raw, "pyspark_job", r["case"])
                 if r["contender"] != "idempotent_merge" or not job:
                     continue
-                m, j = r["metrics"], job["metrics"]
+                job_s, ratios, model_files, job_files = against_job(r, job)
                 lines.append(
                     f"| {fmt} | {raw['settings']['rows_per_day']:,} | {r['case']} | {times(r)} "
-                    f"| {job['median_s']:.2f} | {ratio(r['median_s'], job['median_s'])} / "
-                    f"{ratio(r['engine_median_s'], job['median_s'])} | {split(r)} "
-                    f"| -{m['files_removed']} +{m['files_added']} "
-                    f"| -{j['files_removed']} +{j['files_added']} | {r['check']}, {job['check']} |"
+                    f"| {job_s} | {ratios} | {split(r)} | {model_files} | {job_files} "
+                    f"| {r['check']}, {job['check']} |"
                 )
     if not lines:
         return []
