@@ -149,3 +149,26 @@ def test_one_write_in_check_one_in_counts_the_files_and_compacts_at_the_threshol
     drawn: list[int] = []
     ledger.compact_if_due(run, "lakehouse", "delta", draw=lambda n: drawn.append(n) or 1)
     assert drawn == [8]
+
+
+@pytest.mark.parametrize(
+    ("message", "missing"),
+    [
+        # Spark 4.1's own messages, through Spark Connect and in a session, on both formats
+        (
+            "[TABLE_OR_VIEW_NOT_FOUND] The table or view `lakehouse`.`interval_ledger` cannot be "
+            "found. Verify the spelling and correctness of the schema and catalog.",
+            True,
+        ),
+        ("[SCHEMA_NOT_FOUND] The schema `lakehouse` cannot be found.", True),
+        # anything else fails the invocation as before
+        (
+            "[DELTA_CONCURRENT_APPEND] Files were added to the root of the table by a concurrent "
+            "update.",
+            False,
+        ),
+        ("[INSUFFICIENT_PERMISSIONS] Insufficient privileges", False),
+    ],
+)
+def test_only_a_missing_ledger_table_or_schema_sends_the_write_to_create_it(message, missing):
+    assert ledger.missing(message) is missing

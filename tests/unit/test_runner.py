@@ -130,3 +130,28 @@ def test_sigterm_to_the_client_reaches_its_dbt_whose_status_the_client_exits_wit
         client.send_signal(signal.SIGTERM)
         out, err = client.communicate(timeout=30)
     assert client.returncode == 128 + signal.SIGTERM, out + err
+
+
+def test_the_runner_compiles_every_shipped_macro_as_dbts_parser_cuts_it(tmp_path):
+    """A child finds the Jinja of each macro dbt, dbt-spark and the adapter ship already compiled
+    (dbt's template cache is keyed by the macro's text): the texts a real `dbt parse` of the
+    project cuts from those packages are all in the cache the runner's warm-up fills."""
+    from dbt.cli.main import dbtRunner
+    from dbt_common.clients import jinja
+
+    from dbt.adapters.lakehouse.commands.runner import compile_shipped_macros
+
+    args = ["parse", "--quiet", "--no-partial-parse", "--project-dir", str(PROJECT_DIR)]
+    args += ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]
+    parsed = dbtRunner().invoke(args)
+    assert parsed.success, parsed.exception
+    shipped = {
+        unique_id: macro.macro_sql
+        for unique_id, macro in parsed.result.macros.items()
+        if macro.package_name in ("dbt", "dbt_spark", "dbt_lakehouse")
+    }
+    assert len(shipped) > 500  # dbt's own macros alone are over 400
+
+    assert compile_shipped_macros() == len(shipped)
+    not_compiled = [u for u, sql in shipped.items() if sql not in jinja.template_cache.file_cache]
+    assert not_compiled == []

@@ -164,12 +164,27 @@ class LakehouseAdapter(SparkAdapter):
             if rows:
                 with self.connection_named("lakehouse_ledger"):
                     schema = self.config.credentials.ledger_schema
-                    self._ensure_ledger(schema)
-                    self.execute(ledger.insert_sql(schema, rows))
+                    self._write_ledger(schema, ledger.insert_sql(schema, rows))
                     table_format = self.config.credentials.table_format or "delta"
                     ledger.compact_if_due(self._session_rows, schema, table_format)
         finally:
             super().cleanup_connections()
+
+    def _write_ledger(self, schema: str, insert: str) -> None:
+        """The invocation's ledger rows in one INSERT. The table exists on every run but a
+        project's first, so the INSERT is tried first, and the schema and table created only
+        when it finds none (two statements, 0.1-0.3 s, saved on every other run)."""
+        if schema not in _LEDGERS:
+            try:
+                self.execute(insert)
+            except DbtRuntimeError as error:
+                if not ledger.missing(str(error)):
+                    raise
+            else:
+                _LEDGERS.add(schema)
+                return
+            self._ensure_ledger(schema)
+        self.execute(insert)
 
     def _ensure_ledger(self, schema: str) -> None:
         """The ledger table exists (once per process and schema). Two processes creating it at

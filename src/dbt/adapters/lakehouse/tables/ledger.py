@@ -104,6 +104,12 @@ def table_name(schema: str) -> str:
     return f"{schema}.{TABLE}"
 
 
+def missing(message: str) -> bool:
+    """Whether a statement on the ledger table failed because the table, or its schema, does
+    not exist yet (Spark's error class for both, on either format)."""
+    return "[TABLE_OR_VIEW_NOT_FOUND]" in message or "[SCHEMA_NOT_FOUND]" in message
+
+
 def create_sql(schema: str, table_format: str) -> str:
     columns = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
     return f"create table if not exists {table_name(schema)} ({columns}) using {table_format}"
