@@ -580,8 +580,9 @@ def write(out_dir: Path) -> str:
         "DataFrame calls in the same JVM, so engine = wall. *rows rewritten unchanged* = rows "
         "written into new data files minus the rows the case really changes (Delta: the MERGE's "
         "copied + updated + inserted rows; Iceberg: the snapshot's added-records). "
-        "*final rows*: the re-merged day compared with the source day by exceptAll in both "
-        "directions, every other day by count and checksum against the base table.",
+        "*final rows*: the re-merged day compared with the source day by its rows' count and "
+        "two sums of row hashes (by exceptAll in both directions when they differ, to say how), "
+        "every other day by count and checksum against the base table.",
         "",
         *results_table(main),
         "",
