@@ -172,3 +172,48 @@ def test_one_write_in_check_one_in_counts_the_files_and_compacts_at_the_threshol
 )
 def test_only_a_missing_ledger_table_or_schema_sends_the_write_to_create_it(message, missing):
     assert ledger.missing(message) is missing
+
+
+class LedgerStatements:
+    """The statements _write_ledger sends, and what Spark answers them (no Spark: the control
+    flow only; every integration test starts on an empty warehouse and proves the writes)."""
+
+    def __init__(self, *answers: Exception | None) -> None:
+        self.answers, self.sent = list(answers), []
+
+    def execute(self, sql: str) -> None:
+        self.sent.append(sql)
+        answer = self.answers.pop(0) if self.answers else None
+        if answer is not None:
+            raise answer
+
+    def _ensure_ledger(self, schema: str) -> None:
+        self.sent.append(f"create schema and table {schema}")
+
+
+def test_the_ledger_insert_runs_alone_and_creates_the_table_only_when_missing(monkeypatch):
+    from dbt_common.exceptions import DbtRuntimeError
+
+    from dbt.adapters.lakehouse import impl
+
+    monkeypatch.setattr(impl, "_LEDGERS", set())
+    write = impl.LakehouseAdapter._write_ledger
+    missing = DbtRuntimeError(
+        "[TABLE_OR_VIEW_NOT_FOUND] The table or view `l`.`t` cannot be found."
+    )
+
+    first = LedgerStatements(missing)  # a project's first run: created, then inserted
+    write(first, "l", "insert 1")
+    assert first.sent == ["insert 1", "create schema and table l", "insert 1"]
+
+    later = LedgerStatements()  # every other run: the INSERT alone
+    monkeypatch.setattr(impl, "_LEDGERS", set())
+    write(later, "l", "insert 2")
+    write(later, "l", "insert 3")  # known to exist in this process
+    assert later.sent == ["insert 2", "insert 3"]
+
+    refused = LedgerStatements(DbtRuntimeError("[INSUFFICIENT_PERMISSIONS] no"))
+    monkeypatch.setattr(impl, "_LEDGERS", set())
+    with pytest.raises(DbtRuntimeError, match="INSUFFICIENT_PERMISSIONS"):
+        write(refused, "l", "insert 4")
+    assert refused.sent == ["insert 4"]

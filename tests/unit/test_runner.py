@@ -155,3 +155,20 @@ def test_the_runner_compiles_every_shipped_macro_as_dbts_parser_cuts_it(tmp_path
     assert compile_shipped_macros() == len(shipped)
     not_compiled = [u for u, sql in shipped.items() if sql not in jinja.template_cache.file_cache]
     assert not_compiled == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "asks"),
+    [
+        (["run", "--macro-debugging"], {}, True),
+        (["run"], {"DBT_MACRO_DEBUGGING": "write"}, True),
+        (["run", "--no-macro-debugging"], {"DBT_MACRO_DEBUGGING": "1"}, False),
+        (["run", "--select", "orders"], {}, False),
+    ],
+)
+def test_a_dbt_asked_for_macro_debugging_compiles_its_macros_itself(argv, env, asks):
+    """dbt's macro debugging keeps each macro's source for tracebacks as it compiles it: such a
+    child forgets the runner's templates (compiled without it) and compiles its own."""
+    from dbt.adapters.lakehouse.commands.runner import asks_for_macro_debugging
+
+    assert asks_for_macro_debugging(argv, env) is asks

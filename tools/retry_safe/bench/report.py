@@ -209,6 +209,8 @@ def cli_table(runs: dict[str, dict[str, Any]]) -> list[str]:
 def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     base = runs.get("default", {})
     lines = []
+    # the sizes of the runs with rows in the table, and the default run's they are compared with
+    compared = list(base.values())
     for label, by_format in runs.items():
         if label == "default" or other_heap(label):
             continue
@@ -216,6 +218,7 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
             if elsewhere(raw) or same_size(raw, base.get(fmt)):
                 continue
             for r, ref in paired(raw, base[fmt]) if fmt in base else ():
+                compared.append(raw)
                 size = f"{raw['settings']['days']} × {raw['settings']['rows_per_day']:,}"
                 lines.append(
                     f"| {fmt} | {size} | {LABELS[r['contender']]} {r['storage'].upper()} "
@@ -228,8 +231,7 @@ def scaling(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     sizes = sorted(
         {
             f"{raw['settings']['days']} days × {raw['settings']['rows_per_day']:,} rows"
-            for by_format in runs.values()
-            for raw in by_format.values()
+            for raw in compared
         }
     )
     return [

@@ -6,7 +6,7 @@ imported dbt, the adapter and the Spark Connect client.
 
 A scheduler's `dbt run` of one interval through the lakehouse server spends about 2 s of a
 7-9 s run importing dbt (click, agate, jinja, mashumaro, the adapters) and the Spark Connect
-client (grpc, pandas, pyarrow) before its first statement, and 0.35 s more compiling the Jinja
+client (grpc, pandas, pyarrow) before its first statement, and 0.34 s more compiling the Jinja
 of the shipped macros it calls (compile_shipped_macros). The runner pays both once. For each
 `lakehouse dbt` it forks a child of itself that is, from then on, the dbt process the command
 would have started: the client's arguments, working directory, environment, and its standard
@@ -79,14 +79,16 @@ def compile_shipped_macros() -> int:
     """Compile, once, every macro dbt, dbt-spark and the lakehouse adapter ship into dbt's
     template cache, which every child inherits.
 
-    Each dbt process compiles the Jinja of each macro it calls on first use: about 0.35 s of a
+    Each dbt process compiles the Jinja of each macro it calls on first use: about 0.34 s of a
     warm `dbt run` of one incremental model (the materialization, the strategy, dbt-spark's
     adapter macros). dbt's cache is keyed by the macro's text, as dbt's parser cuts it from its
     file (the top-level block), so a child finds the same template it would have compiled; a
     project's own macro, or one it overrides, has other text and is compiled as before. A
-    block that does not compile is left to the child, which reports it as dbt would.
+    block that does not compile is left to the child, which reports it as dbt would. A child
+    asked for dbt's macro debugging compiles them all itself (asks_for_macro_debugging).
     """
     from dbt_common.clients import jinja
+    from dbt_common.clients.system import load_file_contents
 
     from dbt.include import global_project, lakehouse, spark
 
@@ -95,7 +97,7 @@ def compile_shipped_macros() -> int:
         for path in sorted(Path(root).rglob("*.sql")):
             try:
                 blocks = jinja.extract_toplevel_blocks(
-                    path.read_text(encoding="utf-8").strip(),  # as dbt's parser reads it
+                    load_file_contents(str(path)),  # as dbt's parser reads it (stripped)
                     allowed_blocks={"macro", "materialization", "test", "data_test"},
                     collect_raw_data=False,
                 )
@@ -106,6 +108,22 @@ def compile_shipped_macros() -> int:
             except Exception:  # noqa: BLE001, S112 (the child compiles it, and reports its error)
                 continue
     return compiled
+
+
+def asks_for_macro_debugging(argv: list[str], env: dict[str, str]) -> bool:
+    """Whether this dbt compiles its macros for debugging (dbt's hidden --macro-debugging, or
+    DBT_MACRO_DEBUGGING): Jinja then keeps each macro's source for tracebacks, which the
+    runner's templates, compiled without it, do not."""
+    if "--no-macro-debugging" in argv:
+        return False
+    return "--macro-debugging" in argv or bool(env.get("DBT_MACRO_DEBUGGING"))
+
+
+def forget_compiled_macros() -> None:
+    """The child compiles every macro itself, as a fresh dbt process does."""
+    from dbt_common.clients import jinja
+
+    jinja.template_cache.clear()
 
 
 def listen(path: Path) -> socket.socket:
@@ -172,6 +190,8 @@ def become_dbt(request: dict[str, Any], fds: list[int]) -> None:
         os.environ.clear()
         os.environ.update(request["env"])
         sys.argv = ["dbt", *request["argv"]]
+        if asks_for_macro_debugging(request["argv"], request["env"]):
+            forget_compiled_macros()
         from dbt.cli.main import cli
 
         try:
