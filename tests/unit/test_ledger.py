@@ -187,7 +187,7 @@ class LedgerStatements:
         if answer is not None:
             raise answer
 
-    def _ensure_ledger(self, schema: str) -> None:
+    def _create_ledger(self, schema: str) -> None:
         self.sent.append(f"create schema and table {schema}")
 
 

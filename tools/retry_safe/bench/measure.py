@@ -207,8 +207,15 @@ def check_rows(
     in_day = f"event_date >= date'{start}' and event_date < date'{end}'"
     got = spark.table(f"{SCHEMA}.{table}").where(in_day).select(*COLUMNS)
     want = spark.table(f"{SCHEMA}.{source}").where(in_day).select(*COLUMNS)
-    if fingerprint(got) == fingerprint(want):
-        return "; ".join(problems) or "correct"
+    if fingerprint(got) != fingerprint(want):
+        problems += row_differences(got, want)
+    return "; ".join(problems) or "correct"
+
+
+def row_differences(got: Any, want: Any) -> list[str]:
+    """How the day's rows differ from the source's: rows extra (deleted keys kept), rows lacking
+    (exceptAll both ways: run only once the fingerprints differ)."""
+    problems = []
     extra, lacking = got.exceptAll(want).count(), want.exceptAll(got).count()
     if extra:
         kept = got.join(want, ["event_date", "id"], "left_anti").count()
@@ -217,4 +224,4 @@ def check_rows(
         )
     if lacking:
         problems.append(f"lacks {lacking:,} source rows")
-    return "; ".join(problems) or "correct"
+    return problems

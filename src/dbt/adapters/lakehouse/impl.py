@@ -39,7 +39,7 @@ from dbt.artifacts.schemas.results import RunStatus
 # `dbt retry` sets no selection for the staging decision to read (audit.py)
 audit.record_every_selection()
 
-# the schemas whose interval ledger table this process made sure of (cleanup_connections)
+# the schemas whose interval ledger table this process has written to (_write_ledger)
 _LEDGERS: set[str] = set()
 # the ledger rows of this invocation's runs, written as it ends (record_interval)
 _PENDING: list = []
@@ -173,25 +173,24 @@ class LakehouseAdapter(SparkAdapter):
     def _write_ledger(self, schema: str, insert: str) -> None:
         """The invocation's ledger rows in one INSERT. The table exists on every run but a
         project's first, so the INSERT is tried first, and the schema and table created only
-        when it finds none (two statements, 0.1-0.3 s, saved on every other run)."""
-        if schema not in _LEDGERS:
-            try:
-                self.execute(insert)
-            except DbtRuntimeError as error:
-                if not ledger.missing(str(error)):
-                    raise
-            else:
-                _LEDGERS.add(schema)
-                return
-            self._ensure_ledger(schema)
-        self.execute(insert)
-
-    def _ensure_ledger(self, schema: str) -> None:
-        """The ledger table exists (once per process and schema). Two processes creating it at
-        once: the loser's CREATE fails as a first load's would (errors.first_load_conflict),
-        and it asks again once the winner's table is there."""
+        when it finds none (two statements, 0.1-0.3 s, saved on every other run); once this
+        process has written, a missing table is an error again."""
         if schema in _LEDGERS:
+            self.execute(insert)
             return
+        try:
+            self.execute(insert)
+        except DbtRuntimeError as error:
+            if not ledger.missing(str(error)):
+                raise
+            self._create_ledger(schema)
+            self.execute(insert)
+        _LEDGERS.add(schema)
+
+    def _create_ledger(self, schema: str) -> None:
+        """The ledger's schema and table, if not there. Two processes creating it at once: the
+        loser's CREATE fails as a first load's would (errors.first_load_conflict), and it asks
+        again once the winner's table is there."""
         self.execute(f"create schema if not exists {schema}")
         create = ledger.create_sql(schema, self.config.credentials.table_format or "delta")
         for attempt in range(1, LEDGER_CREATE_ATTEMPTS + 1):
@@ -204,7 +203,6 @@ class LakehouseAdapter(SparkAdapter):
                 if attempt == LEDGER_CREATE_ATTEMPTS:
                     raise
                 time.sleep(attempt)
-        _LEDGERS.add(schema)
 
     @available
     def interval_ledger(
