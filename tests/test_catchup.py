@@ -12,6 +12,7 @@ import json
 from datetime import date, datetime
 from decimal import Decimal
 
+import pytest
 from support.expected import ORDER_COLUMNS, REJECTED_COLUMNS
 from support.expected import ORDER_HEADER as HEADER
 from support.tables import commit_count, rows
@@ -113,6 +114,11 @@ def lakehouse(command: str, target: str, landing, *extra: str) -> int:
     )
 
 
+# The catch-up's own logic (the ledger read, the order, the stop, the no-op) is one code path;
+# its format-dependent parts are other tests' on both formats: the ledger's rows
+# (test_interval_ledger), a catch-up after killed runs and one finding nothing
+# (test_killed_runs), and after expired history (test_interval_sequences). `make soak`: both.
+@pytest.mark.one_pass_outside_soak(run_in="local")
 def test_catchup_loads_exactly_the_missing_days_stops_at_a_failure_and_then_writes_nothing(
     spark, target, schema, table_format, tmp_path, capsys
 ):

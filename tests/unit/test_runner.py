@@ -172,3 +172,40 @@ def test_a_dbt_asked_for_macro_debugging_compiles_its_macros_itself(argv, env, a
     from dbt.adapters.lakehouse.commands.runner import asks_for_macro_debugging
 
     assert asks_for_macro_debugging(argv, env) is asks
+
+
+def test_the_runner_generates_dbts_serializers_which_convert_as_before():
+    """dbt's dataclasses convert with code mashumaro generates on each class's first conversion
+    in a process (its lazy stub calls mashumaro's CodeBuilder); the runner's warm-up generates
+    it for every dbt dataclass imported, so a child never does. The class is defined here:
+    nothing converted it before."""
+    from dataclasses import dataclass
+
+    from dbt.contracts.graph.manifest import Manifest
+    from dbt_common.dataclass_schema import dbtClassMixin
+
+    from dbt.adapters.lakehouse.commands.runner import compile_serializers
+
+    @dataclass
+    class Interval(dbtClassMixin):
+        start: str
+        end: int = 0
+
+    def lazy(cls: type) -> dict[str, bool]:
+        methods = ("from_dict", "from_msgpack", "to_dict", "to_msgpack")
+        code = {
+            name: getattr(getattr(cls, name), "__func__", getattr(cls, name)) for name in methods
+        }
+        return {
+            name: "CodeBuilder" in function.__code__.co_names for name, function in code.items()
+        }
+
+    assert set(lazy(Interval).values()) == {True}
+    assert compile_serializers() > 200  # the manifest, its nodes, the artifacts, the configs
+    assert set(lazy(Interval).values()) == {False}
+    assert set(lazy(Manifest).values()) == {False}  # what reads the partial-parse manifest
+    assert Interval.from_dict({"start": "2026-01-01"}) == Interval("2026-01-01", 0)
+    assert Interval("2026-01-02", 2).to_dict() == {"start": "2026-01-02", "end": 2}
+    assert Interval.from_msgpack(Interval("2026-01-03", 3).to_msgpack()) == Interval(
+        "2026-01-03", 3
+    )
