@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -209,3 +210,34 @@ def test_the_runner_generates_dbts_serializers_which_convert_as_before():
     assert Interval.from_msgpack(Interval("2026-01-03", 3).to_msgpack()) == Interval(
         "2026-01-03", 3
     )
+
+
+CHILDREN_AFTER_GENERATION = """
+import os
+from dbt.adapters.lakehouse.commands.runner import compile_serializers
+compile_serializers()
+me = str(os.getpid())
+children = []
+for entry in os.listdir("/proc"):
+    try:
+        stat = open(f"/proc/{entry}/stat").read() if entry.isdigit() else ""
+    except OSError:
+        continue
+    if stat and stat.rsplit(")", 1)[1].split()[1] == me:
+        children.append(entry)
+print(children)
+"""
+
+
+def test_generating_the_serializers_builds_nothing_and_starts_no_process():
+    """The generation builds no instance: a Manifest's would start multiprocessing's resource
+    tracker (for the manifest's lock) as a child of the runner, which a scheduler's `lakehouse
+    dbt` then found beside its own dbt. In a fresh process: nothing built one before."""
+    done = subprocess.run(
+        [sys.executable, "-c", CHILDREN_AFTER_GENERATION],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", "")
