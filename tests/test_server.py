@@ -25,7 +25,7 @@ from support.analysts import JdbcReader, as_text, jdbc_query
 from support.docs import documented_columns_missing
 from support.expected import CART, JAN_1, JAN_2, JAN_3, ORDERS, ORDERS_AFTER_OCT_3
 from support.pipelines import ORDERS_STEP, PLAN, TABLES, columns_of
-from support.processes import free_ports, step_env
+from support.processes import children_of, free_ports, step_env
 
 from dbt.adapters.lakehouse.commands.runner import CLIENT_LEFT
 from dbt.adapters.lakehouse.server.profile import load_target
@@ -367,19 +367,6 @@ def test_the_printed_beeline_command_reads_the_tables(server):
     assert done.returncode == 0, done.stderr[-3000:]
     # beeline's output ends with the CSV result: its header, then the count
     assert done.stdout.split()[-2:] == ["n", str(len(ORDERS))]
-
-
-def children_of(pid: int) -> list[int]:
-    """The processes whose parent is pid, from /proc."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # ended meanwhile
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
 
 
 def gone(pid: int, seconds: float) -> bool:

@@ -74,3 +74,16 @@ def lakehouse(args: list[str], env: dict[str, str], cwd: Path | None = None) -> 
 def metastore_init(env: dict[str, str], *options: str) -> str:
     """`lakehouse metastore init`; its output, once it succeeded."""
     return lakehouse(["metastore", "init", *options], env)
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is pid, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.processes import children_of
 
 from dbt.adapters.lakehouse_command import dbt_command
 from retry_safe.project import PROJECT_DIR
@@ -212,32 +213,26 @@ def test_the_runner_generates_dbts_serializers_which_convert_as_before():
     )
 
 
-CHILDREN_AFTER_GENERATION = """
-import os
-from dbt.adapters.lakehouse.commands.runner import compile_serializers
-compile_serializers()
-me = str(os.getpid())
-children = []
-for entry in os.listdir("/proc"):
-    try:
-        stat = open(f"/proc/{entry}/stat").read() if entry.isdigit() else ""
-    except OSError:
-        continue
-    if stat and stat.rsplit(")", 1)[1].split()[1] == me:
-        children.append(entry)
-print(children)
-"""
-
-
 def test_generating_the_serializers_builds_nothing_and_starts_no_process():
     """The generation builds no instance: a Manifest's would start multiprocessing's resource
     tracker (for the manifest's lock) as a child of the runner, which a scheduler's `lakehouse
     dbt` then found beside its own dbt. In a fresh process: nothing built one before."""
-    done = subprocess.run(
-        [sys.executable, "-c", CHILDREN_AFTER_GENERATION],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    script = (
+        "from dbt.adapters.lakehouse.commands.runner import compile_serializers\n"
+        "compile_serializers()\n"
+        "print('generated', flush=True)\n"
+        "input()\n"
     )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", "")
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout.readline() == "generated\n"
+        assert children_of(process.pid) == []
+    finally:
+        out, err = process.communicate("\n", timeout=60)
+    assert (process.returncode, out, err) == (0, "", "")
