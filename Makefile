@@ -128,18 +128,21 @@ test:
 # The fault scenarios at length: 200 shuffled interval runs (SOAK_RUNS), the killed and the
 # concurrent runs, the server's analysts reading eight times as often, the standalone cluster
 # and dbt retry's own process after a failed audit (one format each in make test), the killed
-# microbatch run (soak only), on both formats; then
+# microbatch run, the server killed mid-run, dbt-spark's merge by every kind of unique key and
+# the wheel's Iceberg project (soak only), on both formats; then
 # the Airflow backfill with 3 runs at once and a killed task (make airflow-demo), on both.
 SOAK_RUNS ?= 200
 soak: java $(AIRFLOW_STAMP)
 	SOAK_RUNS=$(SOAK_RUNS) $(BIN)/python -m pytest -q --target local \
 		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py \
 		tests/test_server.py tests/test_cluster.py tests/test_microbatch.py \
-		tests/test_write_audit_publish.py
+		tests/test_write_audit_publish.py tests/test_package_install.py tests/test_catchup.py \
+		tests/adapter/test_incremental.py
 	SOAK_RUNS=$(SOAK_RUNS) $(BIN)/python -m pytest -q --target local_iceberg \
 		tests/test_interval_sequences.py tests/test_killed_runs.py tests/test_concurrent_runs.py \
 		tests/test_server.py tests/test_cluster.py tests/test_microbatch.py \
-		tests/test_write_audit_publish.py
+		tests/test_write_audit_publish.py tests/test_package_install.py tests/test_catchup.py \
+		tests/adapter/test_incremental.py
 	$(BIN)/python -m retry_safe.airflow_demo --max-active-runs 3
 	$(BIN)/python -m retry_safe.airflow_demo --max-active-runs 3 --target local_iceberg
 
