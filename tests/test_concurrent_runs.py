@@ -36,6 +36,7 @@ from pathlib import Path
 import pytest
 from support.analysts import jdbc_query
 from support.expected import ADDITIVE_RESULT, CART, JAN_1, JAN_2, JAN_3, as_text
+from support.passes import SOAK
 from support.processes import free_ports, metastore_init, step_env
 from support.tables import plant_orphan
 
@@ -65,7 +66,6 @@ CONCURRENT = [
 # batches 1 and 2); the cart days 1 to 3.
 ADDITIVE = as_text(ADDITIVE_RESULT)
 CART_ROWS = as_text(JAN_1 + JAN_2 + JAN_3)
-SOAK = bool(os.environ.get("SOAK_RUNS"))
 
 
 def writers_env(

@@ -28,6 +28,7 @@ import pytest
 from support import processes
 from support.expected import ORDER_COLUMNS, REJECTED_COLUMNS, as_text
 from support.expected import ORDER_HEADER as HEADER
+from support.passes import SOAK
 from support.processes import step_env
 from support.tables import duplicate_keys, expire_history, leftover_folders, rows
 
@@ -235,7 +236,6 @@ def test_shuffled_repeated_intervals_match_the_reference(
 # `make soak`: a year of daily intervals (SOAK_DAYS) as a scheduler runs them, in processes of
 # their own: every day once and a tenth of them again, shuffled, `lakehouse maintain` after
 # every 7th, the process SIGKILLed at three random moments and the rest run again.
-SOAK = bool(os.environ.get("SOAK_RUNS"))
 YEAR = int(os.environ.get("SOAK_DAYS", "365"))
 # the files of the current version of a table: compacted to one every 7 runs, and a run adds at
 # most one file per shuffle task (4 in the project's profile) to an unpartitioned table

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import pytest
 from support.expected import as_text
+from support.passes import SOAK
 from support.pipelines import F1_STEP, ORDERS_STEP, PLAN, SEEDS, TABLES, columns_of
 from support.processes import step_env
 
@@ -51,7 +52,6 @@ from retry_safe.project import PROJECT_DIR
 from retry_safe.s3 import BUCKET
 from retry_safe.scenario import command
 
-SOAK = bool(os.environ.get("SOAK_RUNS"))
 CART = "retail_daily_product_cart_abandonment"
 
 

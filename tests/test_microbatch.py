@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from dbt.cli.main import dbtRunner
 from dbt_common.invocation import get_invocation_id
+from support.passes import SOAK
 from support.processes import step_env
 from support.tables import rows
 
@@ -197,9 +198,7 @@ print("AFTER " + json.dumps(dump()))
 # dbt's own bookkeeping of a killed multi-batch run (its rerun runs every batch again), `make
 # soak` only: each batch's commit is one idempotent_merge, killed on both formats by
 # test_killed_runs.py, and batches run again after their commit are the twin test's below
-@pytest.mark.skipif(
-    not os.environ.get("SOAK_RUNS"), reason="make soak: dbt killed between two batches"
-)
+@pytest.mark.skipif(not SOAK, reason="make soak: dbt killed between two batches")
 def test_a_killed_multi_batch_run_rerun_ends_in_the_same_table(target, schema, tmp_path):
     root = events_project(tmp_path / "killed")
     env = step_env(LAKEHOUSE_HOME=str(tmp_path / "home"), LAKEHOUSE_SCHEMA=schema)

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.passes import SOAK
 from support.processes import SHORT_RUN_JAVA_OPTIONS
 
 from dbt.adapters.lakehouse.session.jars import jars_root, pinned_drivers, pinned_storage
@@ -306,7 +307,6 @@ def server(installed: Environment) -> Iterator[dict]:
 # (its jars from the cache, its session catalog): the server itself serves both formats in
 # tests/test_server.py. `make test` checks the Iceberg jars in the Delta project's `lakehouse
 # jars`; the session catalog is the package's settings, which every Iceberg test runs.
-SOAK = bool(os.environ.get("SOAK_RUNS"))
 PROJECTS = [("delta", True), ("iceberg", False)] if SOAK else [("delta", True)]
 
 

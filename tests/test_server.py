@@ -24,6 +24,7 @@ import pytest
 from support.analysts import JdbcReader, as_text, jdbc_query
 from support.docs import documented_columns_missing
 from support.expected import CART, JAN_1, JAN_2, JAN_3, ORDERS, ORDERS_AFTER_OCT_3
+from support.passes import SOAK
 from support.pipelines import ORDERS_STEP, PLAN, TABLES, columns_of
 from support.processes import children_of, free_ports, step_env
 
@@ -42,7 +43,6 @@ STATES = {
     f"analytics.{CART}": [None, as_text(JAN_1), as_text(JAN_1 + JAN_2 + JAN_3)],
     "analytics.orders": [None, as_text(ORDERS_AFTER_OCT_3), as_text(ORDERS)],
 }
-SOAK = bool(os.environ.get("SOAK_RUNS"))
 CART_STEPS = [step for step in PLAN if step[0] in (CART, f"{CART}_df")]
 # `make test`: the orders pipeline beside the cart (the two the analysts read: a SQL and a
 # Python model each, a first load and a MERGE each); `make soak`: every other pipeline too (F1

@@ -7,8 +7,6 @@ they run here. Every class uses the target's format instead of dbt-spark's fixed
 or parquet (insert_overwrite).
 """
 
-import os
-
 import pytest
 from dbt.tests.adapter.incremental.test_incremental_merge_exclude_columns import (
     BaseMergeExcludeColumns,
@@ -19,6 +17,7 @@ from dbt.tests.adapter.incremental.test_incremental_on_schema_change import (
 from dbt.tests.adapter.incremental.test_incremental_predicates import BaseIncrementalPredicates
 from dbt.tests.adapter.incremental.test_incremental_unique_id import BaseIncrementalUniqueKey
 from dbt.tests.util import check_relations_equal, run_dbt
+from support.passes import SOAK
 
 # dbt-spark's model for the predicate classes: bigint ids, so that the seed and the model agree
 SPARK_INCREMENTAL_PREDICATES_SQL = """
@@ -58,9 +57,6 @@ ANSI_DATE_INSERTS = (
 # pass. `make test` runs the idempotent_merge twin (TestUniqueKeyIdempotentMerge, both formats)
 # and dbt-spark's merge through this adapter's materialization in the classes below; `make soak`
 # this one too.
-SOAK = bool(os.environ.get("SOAK_RUNS"))
-
-
 @pytest.mark.skip_format("iceberg", reason=ANSI_DATE_INSERTS)
 @pytest.mark.skipif(not SOAK, reason="make soak: dbt-spark's merge by every kind of unique key")
 class TestUniqueKey(BaseIncrementalUniqueKey):

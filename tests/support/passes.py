@@ -14,6 +14,9 @@ import os
 
 import pytest
 
+# `make soak` (SOAK_RUNS set): the fault scenarios at length, and the tests `make test` runs in
+# one pass only or not at all.
+SOAK = bool(os.environ.get("SOAK_RUNS"))
 # The pass that runs a format-independent test unless its marker names another.
 FORMAT_INDEPENDENT_TARGET = "local"
 MARKER = (
@@ -33,7 +36,7 @@ def runs_in(item: pytest.Item) -> str | None:
     if marker is not None:
         return marker.kwargs.get("run_in", FORMAT_INDEPENDENT_TARGET)
     marker = item.get_closest_marker("one_pass_outside_soak")
-    if marker is not None and not os.environ.get("SOAK_RUNS"):
+    if marker is not None and not SOAK:
         return marker.kwargs["run_in"]
     return None
 
