@@ -203,10 +203,18 @@ def test_a_build_publishes_an_interval_only_after_its_data_tests_pass(
         ):
             during.append(rows(spark, scores, ["id", "status"]))
 
+    # --store-failures: the rows a failing test found are kept, though never published
     failed = run_dbt(
-        ["build", *DAY_2], target, project_dir=root, expect_pass=False, callbacks=[analyst]
+        ["build", "--store-failures", *DAY_2],
+        target,
+        project_dir=root,
+        expect_pass=False,
+        callbacks=[analyst],
     )
     assert during == [[(1, "placed"), (2, "placed")]]
+    stored = f"{schema}_dbt_test__audit"
+    assert rows(spark, f"{stored}.not_null_scores_status", SCORE_COLUMNS) == [(3, D2, None, 30, T2)]
+    assert rows(spark, f"{stored}.unique_scores_id", ["unique_field", "n_records"]) == []
     # scores ran, but its change was not published: an error in dbt's results, for dbt retry
     assert outcomes(failed) == {
         "scores": "error",
